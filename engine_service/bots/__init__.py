@@ -1,0 +1,1 @@
+"""Bots that sit in seats. A bot sees one seat's view and its legal actions, nothing more."""

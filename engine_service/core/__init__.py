@@ -1,0 +1,1 @@
+"""Game-independent building blocks shared by every game: cards, seats, rule errors."""

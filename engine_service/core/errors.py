@@ -1,0 +1,92 @@
+"""Domain errors. The api layer maps each class to a gRPC status; nothing here knows gRPC.
+
+Every error carries a stable ``reason`` (UPPER_SNAKE_CASE) that clients can switch on; the
+reasons are listed in ``protos/cardengine/v1/errors.proto``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class RuleViolation:
+    """An action that breaks a rule of the game.
+
+    Attributes:
+        reason: a stable, machine-readable code, e.g. ``MUST_FOLLOW_SUIT``.
+        rule_id: the rule in ``seeds/`` that forbids the action, e.g. ``H-R4``.
+        message: an English sentence for people.
+        metadata: extra string facts for clients (the led suit, whose turn it is...).
+    """
+
+    reason: str
+    rule_id: str
+    message: str
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+
+class EngineError(Exception):
+    """Base class of every error the engine reports to a client."""
+
+    reason = "UNSPECIFIED"
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        if reason is not None:
+            self.reason = reason
+
+
+class IllegalAction(EngineError):
+    """A well-formed action that the rules forbid now (FAILED_PRECONDITION)."""
+
+    def __init__(self, violation: RuleViolation) -> None:
+        super().__init__(
+            f"{violation.rule_id} {violation.reason}: {violation.message}", violation.reason
+        )
+        self.violation = violation
+
+
+class MalformedRequest(EngineError):
+    """A request field that cannot be understood at all (INVALID_ARGUMENT).
+
+    Kept apart from :class:`IllegalAction`: a malformed request is wrong in any position,
+    an illegal action only in this one.
+    """
+
+    reason = "INVALID_FIELD"
+
+    def __init__(self, field_path: str, description: str) -> None:
+        super().__init__(f"{field_path}: {description}")
+        self.field_path = field_path
+        self.description = description
+
+
+class GameNotFound(EngineError):
+    """No game has this id, or it has expired (NOT_FOUND)."""
+
+    reason = "GAME_NOT_FOUND"
+
+
+class Unauthenticated(EngineError):
+    """The seat token is missing (TOKEN_MISSING) or matches no seat (TOKEN_INVALID)."""
+
+    reason = "TOKEN_INVALID"
+
+
+class PermissionDenied(EngineError):
+    """The token is another seat's, or the seat is played by a bot (PERMISSION_DENIED)."""
+
+    reason = "SEAT_NOT_YOURS"
+
+
+class VersionConflict(EngineError):
+    """The game moved on since the version the client saw (ABORTED): reload and decide again."""
+
+    reason = "VERSION_MISMATCH"
+
+    def __init__(self, expected: int, current: int) -> None:
+        super().__init__(f"expected version {expected}, but the game is at version {current}")
+        self.expected = expected
+        self.current = current

@@ -1,0 +1,132 @@
+"""The contract every game implements, and the registry entry that describes a game.
+
+A game is a stateless rules object built from a frozen config, plus immutable states. The
+service never looks inside a state: it asks the rules who must act, what is legal, applies an
+action and asks for a seat's view. The same calls drive bots, tests and replays.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+from engine_service.core.errors import RuleViolation
+
+StateT = TypeVar("StateT")
+ActionT = TypeVar("ActionT")
+ViewT = TypeVar("ViewT")
+ConfigT = TypeVar("ConfigT")
+ViewT_contra = TypeVar("ViewT_contra", contravariant=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished game ended.
+
+    Attributes:
+        winners: the winning seats (more than one for a shared win).
+        scores: each seat's final score, in the game's own unit.
+        summary: one English sentence for people.
+    """
+
+    winners: tuple[int, ...]
+    scores: tuple[int, ...]
+    summary: str
+
+
+class Rules(Protocol[StateT, ActionT, ViewT]):
+    """The rules of one game under one configuration. Pure: no I/O, no clock, no globals."""
+
+    @property
+    def seats(self) -> int:
+        """How many seats the game has."""
+
+    def new_game(self, seed: int) -> StateT:
+        """The opening state; every later shuffle is derived from ``seed`` too."""
+
+    def current_seats(self, state: StateT) -> tuple[int, ...]:
+        """The seats that must act now (several when moves are simultaneous)."""
+
+    def legal_actions(self, state: StateT, seat: int) -> Sequence[ActionT]:
+        """Every action ``seat`` may take now; empty when it need not act."""
+
+    def check(self, state: StateT, seat: int, action: ActionT) -> RuleViolation | None:
+        """Why ``action`` is illegal for ``seat`` now, or ``None`` when it is legal."""
+
+    def apply(self, state: StateT, seat: int, action: ActionT) -> StateT:
+        """The state after ``action``; raises :class:`IllegalAction` when ``check`` objects."""
+
+    def view(self, state: StateT, seat: int | None) -> ViewT:
+        """What ``seat`` may see (``None``: a spectator), built by copying in allowed facts."""
+
+    def outcome(self, state: StateT) -> Outcome | None:
+        """The result once the game is over, else ``None``."""
+
+
+class Bot(Protocol[ViewT_contra, ActionT]):
+    """A seat player inside the service. It sees one seat's view and its legal actions only."""
+
+    def choose(self, view: ViewT_contra, legal: Sequence[ActionT], rng: random.Random) -> ActionT:
+        """Pick one of ``legal`` (never empty)."""
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One configurable rule of a game, as listed to clients."""
+
+    name: str
+    rule_id: str
+    description: str
+    default: str
+    choices: tuple[str, ...]
+    kind: str
+
+
+def option(default: Any, rule_id: str, description: str) -> Any:
+    """A config field with the rule it configures; :func:`option_specs` lists it."""
+    return field(default=default, metadata={"rule_id": rule_id, "description": description})
+
+
+def option_specs(config_type: type[Any]) -> tuple[OptionSpec, ...]:
+    """Describe every option of a config dataclass (name, default, choices, rule ID)."""
+    specs = []
+    for item in dataclasses.fields(config_type):
+        default = item.default
+        if isinstance(default, enum.Enum):
+            kind, choices, shown = "choice", tuple(str(m.value) for m in type(default)), default.value
+        elif isinstance(default, bool):
+            kind, choices, shown = "bool", ("true", "false"), str(default).lower()
+        else:
+            kind, choices, shown = "int", (), default
+        specs.append(
+            OptionSpec(
+                name=item.name,
+                rule_id=item.metadata["rule_id"],
+                description=item.metadata["description"],
+                default=str(shown),
+                choices=choices,
+                kind=kind,
+            )
+        )
+    return tuple(specs)
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec(Generic[ConfigT, StateT, ActionT, ViewT]):
+    """A registered game: its name, table size, config type, rules and bots."""
+
+    name: str
+    title: str
+    seats: int
+    config_type: type[ConfigT]
+    make_rules: Callable[[ConfigT], Rules[StateT, ActionT, ViewT]]
+    bots: Mapping[str, Bot[ViewT, ActionT]]
+
+    @property
+    def options(self) -> tuple[OptionSpec, ...]:
+        """The game's configurable rules with their defaults."""
+        return option_specs(self.config_type)

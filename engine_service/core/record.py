@@ -1,0 +1,43 @@
+"""A stored game as the service sees it: who sits where, the rules, the seed and the state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+
+class PlayerKind(Enum):
+    """Who plays a seat; bots carry the name of the registry bot that plays for them."""
+
+    HUMAN = "human"
+    RANDOM_BOT = "random"
+    HEURISTIC_BOT = "heuristic"
+
+    @property
+    def is_bot(self) -> bool:
+        """Whether the service itself plays this seat."""
+        return self is not PlayerKind.HUMAN
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """One seat: its player kind and, for a human, the SHA-256 of its token."""
+
+    kind: PlayerKind
+    token_sha256: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """Everything stored about a game except its version and action log.
+
+    ``config`` and ``state`` are the game's own types; the registry entry named by
+    ``game_type`` says which.
+    """
+
+    game_type: str
+    config: Any
+    seed: int
+    seats: tuple[SeatRecord, ...]
+    state: Any

@@ -1,0 +1,14 @@
+"""Hearts as played on GameTwist, with its "Special" end-of-game variant (``seeds/hearts.md``).
+
+Implementation notes:
+
+* Seats 0..3 sit clockwise; "left" is the next seat clockwise (H-R2), so pass-left goes from
+  seat ``s`` to ``s + 1``.
+* Hands are 52-bit masks (see :mod:`engine_service.core.cards`); every legality question is a
+  couple of mask operations, and the same ``playable`` mask serves both the listing of legal
+  moves and the check of a submitted one.
+* The pass is simultaneous: every seat that has not chosen yet is "to act", choices stay
+  hidden until the fourth arrives, then all cards move at once.
+* Each hand is shuffled from ``Random(f"{seed}:{hand_number}")``, so a game is fully defined
+  by its config, its seed and its action log, and the seed must never reach a view.
+"""

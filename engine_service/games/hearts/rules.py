@@ -1,0 +1,352 @@
+"""The Hearts rules object: deal, legality, moves and scoring hooks (``seeds/hearts.md``).
+
+One function, :meth:`HeartsRules.playable`, says which cards a seat may play; the listing of
+legal moves and the check of a submitted move both use it, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Final
+
+from engine_service.core.cards import (
+    DECK_SIZE,
+    SUIT_MASKS,
+    SUIT_SIZE,
+    Card,
+    Suit,
+    cards_in,
+    mask_of,
+)
+from engine_service.core.errors import IllegalAction, RuleViolation
+from engine_service.core.protocol import Outcome
+from engine_service.games.hearts.actions import HeartsAction, PassCards, PlayCard
+from engine_service.games.hearts.config import AllHeartsLead, FirstTrickBan, HeartsConfig
+from engine_service.games.hearts.scoring import (
+    HEARTS_MASK,
+    QUEEN_OF_SPADES,
+    game_winners,
+    score_hand,
+    trick_points,
+)
+from engine_service.games.hearts.state import (
+    HAND_SIZE,
+    PASS_SIZE,
+    SEATS,
+    HeartsState,
+    PassDirection,
+    Phase,
+    Trick,
+)
+from engine_service.games.hearts.view import HeartsView, build_view
+
+TWO_OF_CLUBS: Final = Card.parse("2C")
+NO_SCORES: Final = (0, 0, 0, 0)
+
+
+def _violation(reason: str, rule_id: str, message: str, **metadata: str) -> RuleViolation:
+    return RuleViolation(reason=reason, rule_id=rule_id, message=message, metadata=metadata)
+
+
+class HeartsRules:
+    """Hearts under one :class:`HeartsConfig`. Stateless; every method is a pure function."""
+
+    seats: Final = SEATS
+
+    def __init__(self, config: HeartsConfig | None = None) -> None:
+        self.config = config or HeartsConfig()
+
+    # -- setup ---------------------------------------------------------------------------
+
+    def new_game(self, seed: int) -> HeartsState:
+        """Deal the first hand (H-R1, H-R2)."""
+        return self._deal(seed, 0, NO_SCORES, (), None)
+
+    def _deal(
+        self,
+        seed: int,
+        hand_number: int,
+        totals: tuple[int, ...],
+        hand_scores: tuple[tuple[int, ...], ...],
+        last_trick: Trick | None,
+    ) -> HeartsState:
+        deck = list(range(DECK_SIZE))
+        random.Random(f"{seed}:{hand_number}").shuffle(deck)
+        hands = tuple(mask_of(deck[s * HAND_SIZE : (s + 1) * HAND_SIZE]) for s in range(SEATS))
+        passing = PassDirection.for_hand(hand_number) is not PassDirection.NONE
+        opener = _holder(hands, TWO_OF_CLUBS)
+        return HeartsState(
+            seed=seed,
+            phase=Phase.PASSING if passing else Phase.PLAYING,
+            hand_number=hand_number,
+            hands=hands,
+            passed=NO_SCORES,
+            trick=Trick(opener),
+            tricks_played=0,
+            hearts_broken=False,
+            points=NO_SCORES,
+            tricks_won=NO_SCORES,
+            last_trick=last_trick,
+            opener=opener,
+            totals=totals,
+            hand_scores=hand_scores,
+        )
+
+    # -- questions -------------------------------------------------------------------------
+
+    def current_seats(self, state: HeartsState) -> tuple[int, ...]:
+        """Seats still choosing their pass, or the seat to play; none once over."""
+        if state.phase is Phase.PASSING:
+            return tuple(s for s in range(SEATS) if not state.passed[s])
+        if state.phase is Phase.PLAYING:
+            return (state.turn,)
+        return ()
+
+    def playable(self, state: HeartsState, seat: int) -> int:
+        """The mask of cards ``seat`` may play now, assuming it is its turn (H-R3 .. H-R9)."""
+        hand = state.hands[seat]
+        cards = state.trick.cards
+        first_trick = state.tricks_played == 0
+        if not cards:
+            if first_trick:
+                return TWO_OF_CLUBS.bit  # H-R3
+            if not state.hearts_broken and hand & ~HEARTS_MASK:
+                return hand & ~HEARTS_MASK  # H-R7; H-R8 otherwise
+            return hand
+        follow = hand & SUIT_MASKS[cards[0] // SUIT_SIZE]
+        if follow:
+            return follow  # H-R4
+        if first_trick:
+            allowed = hand & ~self._first_trick_banned()
+            if allowed:
+                return allowed  # H-R5, lifted when nothing else is left
+        return hand
+
+    def _first_trick_banned(self) -> int:
+        if self.config.first_trick_ban is FirstTrickBan.QUEEN_OF_SPADES_AND_HEARTS:
+            return QUEEN_OF_SPADES.bit | HEARTS_MASK
+        return QUEEN_OF_SPADES.bit
+
+    def legal_actions(self, state: HeartsState, seat: int) -> tuple[HeartsAction, ...]:
+        """Every pass of 3 cards while passing, or every playable card on ``seat``'s turn."""
+        if seat not in self.current_seats(state):
+            return ()
+        if state.phase is Phase.PASSING:
+            hand = tuple(cards_in(state.hands[seat]))
+            return tuple(
+                PassCards(a.bit | b.bit | c.bit)
+                for i, a in enumerate(hand)
+                for j, b in enumerate(hand[i + 1 :], i + 1)
+                for c in hand[j + 1 :]
+            )
+        return tuple(PlayCard(card) for card in cards_in(self.playable(state, seat)))
+
+    def check(self, state: HeartsState, seat: int, action: HeartsAction) -> RuleViolation | None:
+        """Why ``action`` is illegal for ``seat`` now, or ``None``.
+
+        Reasons: GAME_OVER (H-R17); NOT_PASSING_NOW, ALREADY_PASSED, WRONG_PASS_SIZE,
+        PASSING_NOT_FINISHED (H-R2); CARD_NOT_IN_HAND (H-R1); NOT_YOUR_TURN (H-R4); and, for a
+        card outside :meth:`playable`, the rule that excludes it (see :meth:`_explain`).
+        """
+        if state.phase is Phase.GAME_OVER:
+            return _violation("GAME_OVER", "H-R17", "The game is over.")
+        hand = state.hands[seat]
+        if isinstance(action, PassCards):
+            if state.phase is not Phase.PASSING:
+                return _violation("NOT_PASSING_NOW", "H-R2", "Cards are passed only before play.")
+            if state.passed[seat]:
+                return _violation("ALREADY_PASSED", "H-R2", "This seat has already passed.")
+            if action.mask.bit_count() != PASS_SIZE:
+                return _violation(
+                    "WRONG_PASS_SIZE", "H-R2", f"Pass exactly {PASS_SIZE} different cards."
+                )
+            if action.mask & ~hand:
+                missing = next(cards_in(action.mask & ~hand))
+                return _violation(
+                    "CARD_NOT_IN_HAND", "H-R1", f"{missing} is not in this hand.", card=str(missing)
+                )
+            return None
+        if state.phase is Phase.PASSING:
+            return _violation(
+                "PASSING_NOT_FINISHED", "H-R2", "Play starts once all four seats have passed."
+            )
+        if seat != state.turn:
+            return _violation(
+                "NOT_YOUR_TURN", "H-R4", f"It is seat {state.turn}'s turn.", turn=str(state.turn)
+            )
+        if not hand >> action.card & 1:
+            return _violation(
+                "CARD_NOT_IN_HAND",
+                "H-R1",
+                f"{action.card} is not in this hand.",
+                card=str(action.card),
+            )
+        if not self.playable(state, seat) >> action.card & 1:
+            return self._explain(state, seat, action.card)
+        return None
+
+    def _explain(self, state: HeartsState, seat: int, card: Card) -> RuleViolation:
+        """Name the rule that keeps ``card`` (in hand, on turn) out of :meth:`playable`."""
+        cards = state.trick.cards
+        if not cards:
+            if state.tricks_played == 0:
+                return _violation(
+                    "MUST_LEAD_TWO_OF_CLUBS", "H-R3", "The first trick is led with 2C."
+                )
+            return _violation(
+                "HEARTS_NOT_BROKEN",
+                "H-R7",
+                "Hearts may not be led until a heart has been played.",
+                card=str(card),
+            )
+        led = Suit(cards[0] // SUIT_SIZE)
+        if state.hands[seat] & SUIT_MASKS[led]:
+            return _violation(
+                "MUST_FOLLOW_SUIT",
+                "H-R4",
+                f"Follow the suit led ({led.name.lower()}).",
+                card=str(card),
+                led_suit=led.letter,
+            )
+        if card == QUEEN_OF_SPADES:
+            return _violation(
+                "QUEEN_OF_SPADES_ON_FIRST_TRICK", "H-R5", "QS may not be played to the first trick."
+            )
+        return _violation(
+            "HEARTS_ON_FIRST_TRICK",
+            "H-R5",
+            "Hearts may not be played to the first trick.",
+            card=str(card),
+        )
+
+    # -- moves -----------------------------------------------------------------------------
+
+    def apply(self, state: HeartsState, seat: int, action: HeartsAction) -> HeartsState:
+        """The state after ``action``.
+
+        Raises:
+            IllegalAction: :meth:`check` found a violation; nothing changes.
+        """
+        violation = self.check(state, seat, action)
+        if violation is not None:
+            raise IllegalAction(violation)
+        if isinstance(action, PassCards):
+            return self._choose_pass(state, seat, action.mask)
+        return self._play(state, seat, action.card)
+
+    def _choose_pass(self, state: HeartsState, seat: int, mask: int) -> HeartsState:
+        passed = _with(state.passed, seat, mask)
+        if not all(passed):
+            return replace(state, passed=passed)
+        step = state.pass_direction.step  # H-R2: all choose, then all cards move at once
+        hands = tuple(
+            state.hands[s] & ~passed[s] | passed[(s - step) % SEATS] for s in range(SEATS)
+        )
+        opener = _holder(hands, TWO_OF_CLUBS)
+        return replace(
+            state,
+            phase=Phase.PLAYING,
+            hands=hands,
+            passed=passed,
+            trick=Trick(opener),
+            opener=opener,
+        )
+
+    def _play(self, state: HeartsState, seat: int, card: Card) -> HeartsState:
+        hands = _with(state.hands, seat, state.hands[seat] & ~card.bit)
+        cards = (*state.trick.cards, card)
+        broken = (
+            state.hearts_broken
+            or card // SUIT_SIZE == Suit.HEARTS
+            or (self.config.queen_breaks_hearts and card == QUEEN_OF_SPADES)
+        )
+        if len(cards) < SEATS:
+            trick = Trick(state.trick.leader, cards)
+            return replace(state, hands=hands, trick=trick, hearts_broken=broken)
+        done = Trick(state.trick.leader, cards)
+        winner = done.seat_of(_winning_index(cards))  # H-R6
+        points = _with(state.points, winner, state.points[winner] + trick_points(mask_of(cards)))
+        tricks_won = _with(state.tricks_won, winner, state.tricks_won[winner] + 1)
+        if state.tricks_played + 1 == HAND_SIZE:
+            return self._end_hand(state, points, done)
+        return replace(
+            state,
+            hands=hands,
+            trick=Trick(self._leader_after(hands, winner, broken)),
+            tricks_played=state.tricks_played + 1,
+            hearts_broken=broken,
+            points=points,
+            tricks_won=tricks_won,
+            last_trick=done,
+        )
+
+    def _leader_after(self, hands: tuple[int, ...], winner: int, broken: bool) -> int:
+        """H-R6: the winner leads; H-R8 ``pass_lead``: an all-hearts hand passes the lead left."""
+        if broken or self.config.all_hearts_lead is AllHeartsLead.ALLOW:
+            return winner
+        for step in range(SEATS):
+            seat = (winner + step) % SEATS
+            if hands[seat] & ~HEARTS_MASK:
+                return seat
+        return winner
+
+    def _end_hand(self, state: HeartsState, points: tuple[int, ...], last: Trick) -> HeartsState:
+        """Score the hand, then end the game or deal the next hand (H-R17)."""
+        scores = score_hand(points, self.config)
+        totals = tuple(a + b for a, b in zip(state.totals, scores, strict=True))
+        history = (*state.hand_scores, scores)
+        winners = game_winners(state.totals, points, state.opener, self.config)
+        if not winners:
+            return self._deal(state.seed, state.hand_number + 1, totals, history, last)
+        return replace(
+            state,
+            phase=Phase.GAME_OVER,
+            hands=NO_SCORES,
+            trick=Trick(state.trick.leader),
+            tricks_played=HAND_SIZE,
+            points=points,
+            tricks_won=NO_SCORES,
+            last_trick=last,
+            totals=totals,
+            hand_scores=history,
+            winners=winners,
+        )
+
+    # -- results -----------------------------------------------------------------------------
+
+    def view(self, state: HeartsState, seat: int | None) -> HeartsView:
+        """What ``seat`` may see; ``None`` is a spectator."""
+        return build_view(state, seat, self.config, self.current_seats(state))
+
+    def outcome(self, state: HeartsState) -> Outcome | None:
+        """Winners and final totals once the game is over (H-R12, H-R13, H-R16)."""
+        if state.phase is not Phase.GAME_OVER:
+            return None
+        names = ", ".join(f"seat {s}" for s in state.winners)
+        verb = "wins" if len(state.winners) == 1 else "share the win"
+        return Outcome(
+            winners=state.winners,
+            scores=state.totals,
+            summary=f"{names} {verb} with {min(state.totals)} points.",
+        )
+
+
+def _holder(hands: tuple[int, ...], card: Card) -> int:
+    return next(seat for seat, hand in enumerate(hands) if hand >> card & 1)
+
+
+def _winning_index(cards: tuple[Card, ...]) -> int:
+    """The index of the highest card of the suit led (H-R6: no trumps)."""
+    led = cards[0] // SUIT_SIZE
+    best = 0
+    for index in range(1, len(cards)):
+        card = cards[index]
+        if card // SUIT_SIZE == led and card > cards[best]:
+            best = index
+    return best
+
+
+def _with(values: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
+    return (*values[:index], value, *values[index + 1 :])
+

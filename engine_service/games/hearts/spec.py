@@ -1,0 +1,23 @@
+"""The registry entry for Hearts."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from engine_service.bots.hearts_heuristic import HeartsHeuristicBot
+from engine_service.bots.random_bot import RandomBot
+from engine_service.core.protocol import GameSpec
+from engine_service.games.hearts.actions import HeartsAction
+from engine_service.games.hearts.config import HeartsConfig
+from engine_service.games.hearts.rules import HeartsRules
+from engine_service.games.hearts.state import SEATS, HeartsState
+from engine_service.games.hearts.view import HeartsView
+
+HEARTS: Final[GameSpec[HeartsConfig, HeartsState, HeartsAction, HeartsView]] = GameSpec(
+    name="hearts",
+    title="Hearts (GameTwist, with the Special end rules)",
+    seats=SEATS,
+    config_type=HeartsConfig,
+    make_rules=HeartsRules,
+    bots={"random": RandomBot[HeartsAction](), "heuristic": HeartsHeuristicBot()},
+)

@@ -1,0 +1,101 @@
+"""The position of a Hearts game: an immutable value rebuilt by every action."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from engine_service.core.cards import Card
+
+SEATS = 4
+HAND_SIZE = 13
+PASS_SIZE = 3  # H-R2
+
+
+class Phase(IntEnum):
+    """Where the game stands."""
+
+    PASSING = 1
+    PLAYING = 2
+    GAME_OVER = 3
+
+
+class PassDirection(IntEnum):
+    """Where this hand's passed cards go (H-R2): the cycle repeats for the whole game."""
+
+    LEFT = 1
+    RIGHT = 2
+    ACROSS = 3
+    NONE = 4
+
+    @staticmethod
+    def for_hand(hand_number: int) -> PassDirection:
+        """Hand 0 passes left, 1 right, 2 across, 3 keeps; then again."""
+        return PassDirection(hand_number % 4 + 1)
+
+    @property
+    def step(self) -> int:
+        """How many seats clockwise the cards travel."""
+        return (1, 3, 2, 0)[self - 1]
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """A trick: who led it and the cards played so far, in play order."""
+
+    leader: int
+    cards: tuple[Card, ...] = ()
+
+    def seat_of(self, index: int) -> int:
+        """The seat that played the ``index``-th card."""
+        return (self.leader + index) % SEATS
+
+
+@dataclass(frozen=True, slots=True)
+class HeartsState:
+    """Everything about a Hearts game, hidden parts included; views copy from it.
+
+    Attributes:
+        seed: the shuffle seed; secret, it would reveal every hand.
+        phase: passing, playing or over.
+        hand_number: 0-based count of hands dealt; fixes the pass direction.
+        hands: each seat's cards as a bitmask.
+        passed: each seat's chosen pass (0 while undecided); kept after the exchange so
+            that the passer and the receiver can still see those cards.
+        trick: the trick being played.
+        tricks_played: completed tricks in this hand.
+        hearts_broken: whether a heart (or QS, by option) has been played this hand (H-R7).
+        points: penalty points taken by each seat in this hand (H-R10).
+        tricks_won: tricks taken by each seat in this hand.
+        last_trick: the previous completed trick, public.
+        opener: the seat that led the first trick of this hand (H-R15 option).
+        totals: running totals (H-R10, H-R12).
+        hand_scores: each completed hand's scores, oldest first.
+        winners: the winning seats once the game is over.
+    """
+
+    seed: int
+    phase: Phase
+    hand_number: int
+    hands: tuple[int, ...]
+    passed: tuple[int, ...]
+    trick: Trick
+    tricks_played: int
+    hearts_broken: bool
+    points: tuple[int, ...]
+    tricks_won: tuple[int, ...]
+    last_trick: Trick | None
+    opener: int
+    totals: tuple[int, ...]
+    hand_scores: tuple[tuple[int, ...], ...]
+    winners: tuple[int, ...] = ()
+
+    @property
+    def pass_direction(self) -> PassDirection:
+        """This hand's pass direction."""
+        return PassDirection.for_hand(self.hand_number)
+
+    @property
+    def turn(self) -> int:
+        """The seat to play next while playing."""
+        return self.trick.seat_of(len(self.trick.cards))

@@ -1,0 +1,73 @@
+"""A seat's view of a Hearts game, built by copying in only what that seat may know."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine_service.core.cards import Card, cards_in
+from engine_service.games.hearts.config import HeartsConfig
+from engine_service.games.hearts.state import HeartsState, PassDirection, Phase, Trick
+
+
+@dataclass(frozen=True, slots=True)
+class HeartsView:
+    """One seat's knowledge of the game (``seat is None``: a spectator's).
+
+    ``hand``, ``passed`` and ``received`` are the viewer's own; everything else is public.
+    ``passed`` may name cards now in another hand: the viewer put them there itself.
+    """
+
+    seat: int | None
+    phase: Phase
+    to_act: tuple[int, ...]
+    hand_number: int
+    pass_direction: PassDirection
+    hand: tuple[Card, ...]
+    passed: tuple[Card, ...]
+    received: tuple[Card, ...]
+    pass_submitted: tuple[bool, ...]
+    trick: Trick
+    last_trick: Trick | None
+    tricks_played: int
+    hearts_broken: bool
+    tricks_won: tuple[int, ...]
+    points_taken: tuple[int, ...]
+    hand_scores: tuple[tuple[int, ...], ...]
+    totals: tuple[int, ...]
+    target: int
+    winners: tuple[int, ...]
+
+
+def build_view(
+    state: HeartsState, seat: int | None, config: HeartsConfig, to_act: tuple[int, ...]
+) -> HeartsView:
+    """Whitelist the facts ``seat`` may see; the seed and other hands never enter."""
+    own_hand: tuple[Card, ...] = ()
+    passed: tuple[Card, ...] = ()
+    received: tuple[Card, ...] = ()
+    if seat is not None:
+        own_hand = tuple(cards_in(state.hands[seat]))
+        passed = tuple(cards_in(state.passed[seat]))
+        if state.phase is Phase.PLAYING and state.pass_direction.step:
+            received = tuple(cards_in(state.passed[(seat - state.pass_direction.step) % 4]))
+    return HeartsView(
+        seat=seat,
+        phase=state.phase,
+        to_act=to_act,
+        hand_number=state.hand_number,
+        pass_direction=state.pass_direction,
+        hand=own_hand,
+        passed=passed,
+        received=received,
+        pass_submitted=tuple(bool(p) for p in state.passed),
+        trick=state.trick,
+        last_trick=state.last_trick,
+        tricks_played=state.tricks_played,
+        hearts_broken=state.hearts_broken,
+        tricks_won=state.tricks_won,
+        points_taken=state.points,
+        hand_scores=state.hand_scores,
+        totals=state.totals,
+        target=config.target,
+        winners=state.winners,
+    )
