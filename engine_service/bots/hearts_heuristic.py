@@ -64,6 +64,3 @@ class HeartsHeuristicBot:
         """Lead the lowest card, preferring suits other than hearts and never QS if avoidable."""
         ordered = sorted(cards, key=lambda c: (c == QUEEN_OF_SPADES, c.suit is Suit.HEARTS, c.rank))
         return ordered[0]
-
-
-

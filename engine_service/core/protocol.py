@@ -21,6 +21,7 @@ ActionT = TypeVar("ActionT")
 ViewT = TypeVar("ViewT")
 ConfigT = TypeVar("ConfigT")
 ViewT_contra = TypeVar("ViewT_contra", contravariant=True)
+ViewT_co = TypeVar("ViewT_co", covariant=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +39,7 @@ class Outcome:
     summary: str
 
 
-class Rules(Protocol[StateT, ActionT, ViewT]):
+class Rules(Protocol[StateT, ActionT, ViewT_co]):
     """The rules of one game under one configuration. Pure: no I/O, no clock, no globals."""
 
     @property
@@ -60,11 +61,14 @@ class Rules(Protocol[StateT, ActionT, ViewT]):
     def apply(self, state: StateT, seat: int, action: ActionT) -> StateT:
         """The state after ``action``; raises :class:`IllegalAction` when ``check`` objects."""
 
-    def view(self, state: StateT, seat: int | None) -> ViewT:
+    def view(self, state: StateT, seat: int | None) -> ViewT_co:
         """What ``seat`` may see (``None``: a spectator), built by copying in allowed facts."""
 
     def outcome(self, state: StateT) -> Outcome | None:
         """The result once the game is over, else ``None``."""
+
+    def is_secret(self, action: ActionT) -> bool:
+        """Whether other seats may not learn this action while the game runs."""
 
 
 class Bot(Protocol[ViewT_contra, ActionT]):
@@ -97,7 +101,11 @@ def option_specs(config_type: type[Any]) -> tuple[OptionSpec, ...]:
     for item in dataclasses.fields(config_type):
         default = item.default
         if isinstance(default, enum.Enum):
-            kind, choices, shown = "choice", tuple(str(m.value) for m in type(default)), default.value
+            kind, choices, shown = (
+                "choice",
+                tuple(str(m.value) for m in type(default)),
+                default.value,
+            )
         elif isinstance(default, bool):
             kind, choices, shown = "bool", ("true", "false"), str(default).lower()
         else:

@@ -319,6 +319,10 @@ class HeartsRules:
         """What ``seat`` may see; ``None`` is a spectator."""
         return build_view(state, seat, self.config, self.current_seats(state))
 
+    def is_secret(self, action: HeartsAction) -> bool:
+        """A pass stays hidden from the other seats until the game is over (H-R2)."""
+        return isinstance(action, PassCards)
+
     def outcome(self, state: HeartsState) -> Outcome | None:
         """Winners and final totals once the game is over (H-R12, H-R13, H-R16)."""
         if state.phase is not Phase.GAME_OVER:
@@ -349,4 +353,3 @@ def _winning_index(cards: tuple[Card, ...]) -> int:
 
 def _with(values: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
     return (*values[:index], value, *values[index + 1 :])
-

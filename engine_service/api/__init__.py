@@ -1,0 +1,1 @@
+"""The gRPC transport: decode requests, call the use cases, encode replies and errors."""

@@ -1,0 +1,102 @@
+"""The one place where domain errors become gRPC statuses with google.rpc details.
+
+Every status carries an ``ErrorInfo`` (domain ``cardengine``, a stable reason, metadata);
+rule breaks add a ``PreconditionFailure`` naming the rule, bad fields a ``BadRequest``.
+Anything unexpected becomes INTERNAL and is logged; nothing a client sends can cause it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Final
+
+import grpc
+import redis
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from engine_service.core.errors import (
+    EngineError,
+    GameNotFound,
+    IllegalAction,
+    MalformedRequest,
+    PermissionDenied,
+    Unauthenticated,
+    VersionConflict,
+)
+
+DOMAIN: Final = "cardengine"
+log = logging.getLogger(__name__)
+
+_CODES: Final[Mapping[type[EngineError], int]] = {
+    IllegalAction: code_pb2.FAILED_PRECONDITION,
+    MalformedRequest: code_pb2.INVALID_ARGUMENT,
+    GameNotFound: code_pb2.NOT_FOUND,
+    Unauthenticated: code_pb2.UNAUTHENTICATED,
+    PermissionDenied: code_pb2.PERMISSION_DENIED,
+    VersionConflict: code_pb2.ABORTED,
+}
+
+
+def _packed(*messages: object) -> list[any_pb2.Any]:
+    packed = []
+    for message in messages:
+        holder = any_pb2.Any()
+        holder.Pack(message)  # type: ignore[arg-type]
+        packed.append(holder)
+    return packed
+
+
+def status_for(error: EngineError) -> status_pb2.Status:
+    """The google.rpc.Status reporting a domain error."""
+    metadata: dict[str, str] = {}
+    details: list[object] = []
+    if isinstance(error, IllegalAction):
+        violation = error.violation
+        metadata = {"ruleId": violation.rule_id, **violation.metadata}
+        details.append(
+            error_details_pb2.PreconditionFailure(
+                violations=[
+                    error_details_pb2.PreconditionFailure.Violation(
+                        type="RULE", subject=violation.rule_id, description=violation.message
+                    )
+                ]
+            )
+        )
+    elif isinstance(error, MalformedRequest):
+        details.append(
+            error_details_pb2.BadRequest(
+                field_violations=[
+                    error_details_pb2.BadRequest.FieldViolation(
+                        field=error.field_path, description=error.description
+                    )
+                ]
+            )
+        )
+    elif isinstance(error, VersionConflict):
+        metadata = {"expectedVersion": str(error.expected), "currentVersion": str(error.current)}
+    info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=metadata)
+    return status_pb2.Status(
+        code=_CODES.get(type(error), code_pb2.INTERNAL),
+        message=str(error),
+        details=_packed(info, *details),
+    )
+
+
+def unexpected_status(error: Exception, method: str) -> status_pb2.Status:
+    """UNAVAILABLE when Redis cannot be reached, INTERNAL (logged) for anything else."""
+    if isinstance(error, redis.ConnectionError | redis.TimeoutError):
+        log.warning("storage unavailable", extra={"rpc": method, "error": str(error)})
+        reason, code, message = "STORAGE_UNAVAILABLE", code_pb2.UNAVAILABLE, "storage unavailable"
+    else:
+        log.exception("unexpected error", extra={"rpc": method})
+        reason, code, message = "INTERNAL", code_pb2.INTERNAL, "internal error"
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN)
+    return status_pb2.Status(code=code, message=message, details=_packed(info))
+
+
+def abort(context: grpc.ServicerContext, status: status_pb2.Status) -> None:
+    """End the call with ``status`` (raises, as ``context.abort_with_status`` does)."""
+    context.abort_with_status(rpc_status.to_status(status))

@@ -1,0 +1,147 @@
+"""Requests into use-case arguments and use-case results into replies.
+
+Game-specific parts go through the game's codec (:mod:`engine_service.codec.registry`);
+this module handles the envelope every game shares.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from cardengine.v1 import engine_service_pb2, game_pb2
+
+from engine_service.app.engine import ActionLog, CreatedGame, SeatView
+from engine_service.codec.record import PLAYER_TYPES, decode_player_type
+from engine_service.codec.registry import CODECS
+from engine_service.core.errors import MalformedRequest
+from engine_service.core.protocol import GameSpec, OptionSpec
+from engine_service.core.record import PlayerKind
+
+GAME_ID: Final = re.compile(r"[0-9a-f]{32}")
+REQUEST_ID: Final = re.compile(r"[\x21-\x7e]{1,64}")
+_OPTION_KINDS: Final = {
+    "int": engine_service_pb2.OPTION_KIND_INT,
+    "bool": engine_service_pb2.OPTION_KIND_BOOL,
+    "choice": engine_service_pb2.OPTION_KIND_CHOICE,
+}
+
+
+def game_id_of(game_id: str) -> str:
+    """A well-formed game id (an unknown one is NOT_FOUND later, a malformed one is not)."""
+    if not GAME_ID.fullmatch(game_id):
+        raise MalformedRequest("game_id", "must be the 32-hex-digit id CreateGame returned")
+    return game_id
+
+
+def request_id_of(request_id: str) -> str:
+    """A request id of 1 to 64 printable ASCII characters."""
+    if not REQUEST_ID.fullmatch(request_id):
+        raise MalformedRequest("request_id", "must be 1 to 64 printable ASCII characters")
+    return request_id
+
+
+def version_of(expected_version: int) -> int:
+    """A version a view could have shown (versions start at 1)."""
+    if expected_version < 1:
+        raise MalformedRequest("expected_version", "must be the version of the view acted on")
+    return expected_version
+
+
+def seats_of(request: engine_service_pb2.CreateGameRequest) -> list[PlayerKind]:
+    """The seat list of a CreateGame request."""
+    return [decode_player_type(t, f"seats[{i}]") for i, t in enumerate(request.seats)]
+
+
+def config_of(spec: GameSpec[Any, Any, Any, Any], options: game_pb2.GameOptions) -> Any:
+    """The config a CreateGame request asks for; defaults when options are unset."""
+    chosen = options.WhichOneof("game")
+    if chosen is not None and chosen != spec.name:
+        raise MalformedRequest("options", f"options are for {chosen}, the game is {spec.name}")
+    return CODECS[spec.name].decode_options(options)
+
+
+def action_of(action: game_pb2.Action) -> tuple[str, Any]:
+    """The game an action is for, and the domain action."""
+    game = action.WhichOneof("game")
+    if game is None:
+        raise MalformedRequest("action", "set the field of the game being played")
+    return game, CODECS[game].decode_action(action)
+
+
+def encode_option(option: OptionSpec) -> engine_service_pb2.GameOption:
+    """One option as listed by ListGameTypes."""
+    return engine_service_pb2.GameOption(
+        name=option.name,
+        rule_id=option.rule_id,
+        description=option.description,
+        default_value=option.default,
+        choices=option.choices,
+        kind=_OPTION_KINDS[option.kind],
+    )
+
+
+def encode_game_type(spec: GameSpec[Any, Any, Any, Any]) -> engine_service_pb2.GameType:
+    """A registry entry as listed by ListGameTypes."""
+    return engine_service_pb2.GameType(
+        name=spec.name,
+        title=spec.title,
+        seats=spec.seats,
+        options=[encode_option(o) for o in spec.options],
+    )
+
+
+def encode_view(seat_view: SeatView) -> game_pb2.GameView:
+    """The reply form of a seat's view, legal actions included."""
+    codec = CODECS[seat_view.game_type]
+    over = seat_view.outcome is not None
+    message = game_pb2.GameView(
+        game_id=seat_view.game_id,
+        game_type=seat_view.game_type,
+        version=seat_view.version,
+        status=game_pb2.GAME_STATUS_FINISHED if over else game_pb2.GAME_STATUS_IN_PROGRESS,
+        to_act=seat_view.to_act,
+        legal_actions=[codec.encode_action(a) for a in seat_view.legal],
+        seats=[PLAYER_TYPES[kind] for kind in seat_view.seats],
+    )
+    if seat_view.viewer is not None:
+        message.viewer_seat = seat_view.viewer
+    if seat_view.outcome is not None:
+        outcome = seat_view.outcome
+        message.outcome.CopyFrom(
+            game_pb2.Outcome(
+                winners=outcome.winners, scores=outcome.scores, summary=outcome.summary
+            )
+        )
+    codec.encode_view(seat_view.view, seat_view.config, message)
+    return message
+
+
+def encode_created(created: CreatedGame) -> engine_service_pb2.CreateGameResponse:
+    """The CreateGame reply: id, the only copy of each token, and the spectator's view."""
+    return engine_service_pb2.CreateGameResponse(
+        game_id=created.game_id,
+        seat_tokens=[
+            engine_service_pb2.SeatToken(seat=seat, token=token)
+            for seat, token in sorted(created.tokens.items())
+        ],
+        view=encode_view(created.view),
+    )
+
+
+def encode_log(log: ActionLog) -> engine_service_pb2.GetActionLogResponse:
+    """The GetActionLog reply."""
+    codec = CODECS[log.game_type]
+    message = engine_service_pb2.GetActionLogResponse(
+        game_type=log.game_type,
+        options=codec.encode_options(log.config),
+        seats=[PLAYER_TYPES[kind] for kind in log.seats],
+        version=log.version,
+    )
+    if log.seed is not None:
+        message.seed = log.seed
+    for line in log.entries:
+        entry = message.entries.add(index=line.index, seat=line.seat, redacted=line.action is None)
+        if line.action is not None:
+            entry.action.CopyFrom(codec.encode_action(line.action))
+    return message

@@ -1,0 +1,124 @@
+"""Hearts values between the domain and ``cardengine.v1.hearts`` / the stored snapshot."""
+
+from __future__ import annotations
+
+from cardengine.internal.v1 import snapshot_pb2
+from cardengine.v1 import game_pb2, hearts_pb2
+
+from engine_service.codec.cards import decode_card, decode_distinct_cards, encode_cards
+from engine_service.codec.options import decode_options, encode_options
+from engine_service.core.cards import CARDS, mask_of
+from engine_service.core.errors import MalformedRequest
+from engine_service.games.hearts.actions import HeartsAction, PassCards, PlayCard
+from engine_service.games.hearts.config import HeartsConfig
+from engine_service.games.hearts.state import HeartsState, Phase, Trick
+from engine_service.games.hearts.view import HeartsView
+
+
+def _encode_trick(trick: Trick) -> hearts_pb2.HeartsTrick:
+    return hearts_pb2.HeartsTrick(leader=trick.leader, cards=encode_cards(trick.cards))
+
+
+class HeartsCodec:
+    """The :class:`~engine_service.codec.protocol.GameCodec` of Hearts."""
+
+    def decode_options(self, message: game_pb2.GameOptions) -> HeartsConfig:
+        """Client options; unset fields keep the H-R defaults."""
+        return decode_options(message.hearts, HeartsConfig, "options.hearts")
+
+    def encode_options(self, config: HeartsConfig) -> game_pb2.GameOptions:
+        """Every option, set."""
+        return game_pb2.GameOptions(hearts=encode_options(config, hearts_pb2.HeartsOptions))
+
+    def decode_action(self, message: game_pb2.Action) -> HeartsAction:
+        """A pass or a play, checked for form only (the rules judge legality)."""
+        hearts = message.hearts
+        kind = hearts.WhichOneof("action")
+        if kind == "play_card":
+            return PlayCard(decode_card(hearts.play_card.card, "action.hearts.play_card.card"))
+        if kind == "pass_cards":
+            path = "action.hearts.pass_cards.cards"
+            return PassCards(mask_of(decode_distinct_cards(hearts.pass_cards.cards, path)))
+        raise MalformedRequest("action.hearts.action", "set pass_cards or play_card")
+
+    def encode_action(self, action: HeartsAction) -> game_pb2.Action:
+        """The proto of a pass or a play."""
+        if isinstance(action, PlayCard):
+            inner = hearts_pb2.HeartsAction(
+                play_card=hearts_pb2.HeartsPlayCard(card=encode_cards((action.card,))[0])
+            )
+        else:
+            inner = hearts_pb2.HeartsAction(
+                pass_cards=hearts_pb2.HeartsPassCards(cards=encode_cards(action.cards))
+            )
+        return game_pb2.Action(hearts=inner)
+
+    def encode_view(self, view: HeartsView, config: HeartsConfig, out: game_pb2.GameView) -> None:
+        """Copy a seat's Hearts view into ``out.hearts``."""
+        target = out.hearts
+        target.phase = hearts_pb2.HeartsView.Phase.ValueType(view.phase)
+        target.hand_number = view.hand_number
+        target.pass_direction = hearts_pb2.HeartsPassDirection.ValueType(view.pass_direction)
+        target.hand.extend(encode_cards(view.hand))
+        target.passed.extend(encode_cards(view.passed))
+        target.received.extend(encode_cards(view.received))
+        target.pass_submitted.extend(view.pass_submitted)
+        target.trick.CopyFrom(_encode_trick(view.trick))
+        if view.last_trick is not None:
+            target.last_trick.CopyFrom(_encode_trick(view.last_trick))
+        target.tricks_played = view.tricks_played
+        target.hearts_broken = view.hearts_broken
+        target.tricks_won.extend(view.tricks_won)
+        target.points_taken.extend(view.points_taken)
+        for scores in view.hand_scores:
+            target.hand_scores.add(scores=scores)
+        target.totals.extend(view.totals)
+        target.options.CopyFrom(encode_options(config, hearts_pb2.HeartsOptions))
+
+    def encode_state(self, state: HeartsState, out: snapshot_pb2.GameRecord) -> None:
+        """Store the whole position, hidden parts included."""
+        target = out.hearts
+        target.phase = state.phase
+        target.hand_number = state.hand_number
+        target.hands.extend(state.hands)
+        target.passed.extend(state.passed)
+        target.trick_leader = state.trick.leader
+        target.trick_cards = bytes(state.trick.cards)
+        target.tricks_played = state.tricks_played
+        target.hearts_broken = state.hearts_broken
+        target.points.extend(state.points)
+        target.tricks_won.extend(state.tricks_won)
+        if state.last_trick is not None:
+            target.has_last_trick = True
+            target.last_trick_leader = state.last_trick.leader
+            target.last_trick_cards = bytes(state.last_trick.cards)
+        target.opener = state.opener
+        target.totals.extend(state.totals)
+        target.hand_scores.extend(score for hand in state.hand_scores for score in hand)
+        target.winners.extend(state.winners)
+
+    def decode_state(self, record: snapshot_pb2.GameRecord) -> HeartsState:
+        """Rebuild the position stored by :meth:`encode_state`."""
+        source = record.hearts
+        scores = tuple(source.hand_scores)
+        return HeartsState(
+            seed=record.seed,
+            phase=Phase(source.phase),
+            hand_number=source.hand_number,
+            hands=tuple(source.hands),
+            passed=tuple(source.passed),
+            trick=Trick(source.trick_leader, tuple(CARDS[c] for c in source.trick_cards)),
+            tricks_played=source.tricks_played,
+            hearts_broken=source.hearts_broken,
+            points=tuple(source.points),
+            tricks_won=tuple(source.tricks_won),
+            last_trick=(
+                Trick(source.last_trick_leader, tuple(CARDS[c] for c in source.last_trick_cards))
+                if source.has_last_trick
+                else None
+            ),
+            opener=source.opener,
+            totals=tuple(source.totals),
+            hand_scores=tuple(scores[i : i + 4] for i in range(0, len(scores), 4)),
+            winners=tuple(source.winners),
+        )

@@ -1,0 +1,77 @@
+"""Stored games and log entries as bytes (``cardengine.internal.v1``).
+
+The snapshot is deterministic protobuf, so the same game always stores the same bytes and a
+rejected action can be shown to leave them untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from cardengine.internal.v1 import snapshot_pb2
+from cardengine.v1 import game_pb2
+
+from engine_service.codec.registry import CODECS
+from engine_service.core.errors import MalformedRequest
+from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
+
+PLAYER_TYPES: Final[Mapping[PlayerKind, game_pb2.PlayerType.ValueType]] = {
+    PlayerKind.HUMAN: game_pb2.PLAYER_TYPE_HUMAN,
+    PlayerKind.RANDOM_BOT: game_pb2.PLAYER_TYPE_BOT_RANDOM,
+    PlayerKind.HEURISTIC_BOT: game_pb2.PLAYER_TYPE_BOT_HEURISTIC,
+}
+PLAYER_KINDS: Final = {number: kind for kind, number in PLAYER_TYPES.items()}
+
+
+def decode_player_type(number: int, field_path: str) -> PlayerKind:
+    """The player kind a client asked for.
+
+    Raises:
+        MalformedRequest: unset or unknown.
+    """
+    kind: PlayerKind | None = PLAYER_KINDS.get(number)  # type: ignore[call-overload]
+    if kind is None:
+        raise MalformedRequest(field_path, "must be PLAYER_TYPE_HUMAN or a PLAYER_TYPE_BOT_*")
+    return kind
+
+
+def encode_record(record: GameRecord) -> bytes:
+    """The stored bytes of a game."""
+    codec = CODECS[record.game_type]
+    message = snapshot_pb2.GameRecord(
+        game_type=record.game_type,
+        options=codec.encode_options(record.config),
+        seed=record.seed,
+        seats=[
+            snapshot_pb2.SeatRecord(player_type=PLAYER_TYPES[s.kind], token_sha256=s.token_sha256)
+            for s in record.seats
+        ],
+    )
+    codec.encode_state(record.state, message)
+    return message.SerializeToString(deterministic=True)
+
+
+def decode_record(data: bytes) -> GameRecord:
+    """The game stored by :func:`encode_record`."""
+    message = snapshot_pb2.GameRecord.FromString(data)
+    codec = CODECS[message.game_type]
+    return GameRecord(
+        game_type=message.game_type,
+        config=codec.decode_options(message.options),
+        seed=message.seed,
+        seats=tuple(SeatRecord(PLAYER_KINDS[s.player_type], s.token_sha256) for s in message.seats),
+        state=codec.decode_state(message),
+    )
+
+
+def encode_log_entry(game_type: str, seat: int, action: Any) -> bytes:
+    """One stored action-log entry."""
+    stored = snapshot_pb2.StoredAction(seat=seat, action=CODECS[game_type].encode_action(action))
+    return stored.SerializeToString(deterministic=True)
+
+
+def decode_log_entry(game_type: str, data: bytes) -> tuple[int, Any]:
+    """The (seat, action) of a stored log entry."""
+    stored = snapshot_pb2.StoredAction.FromString(data)
+    return stored.seat, CODECS[game_type].decode_action(stored.action)

@@ -1,0 +1,96 @@
+"""Start a private ``redis-server`` and an in-process engine server on free loopback ports.
+
+The test fixtures, ``make run`` and ``make play`` all use these, so every one of them talks
+to a real Redis and a real gRPC server rather than to stand-ins.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import redis
+
+from engine_service.api.server import build_server
+from engine_service.settings import Settings
+
+STARTUP_SECONDS = 15.0
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_for_redis(url: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    client = redis.Redis.from_url(url)
+    while True:
+        try:
+            client.ping()
+            return
+        except redis.ConnectionError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("redis-server did not start") from None
+            time.sleep(0.05)
+        finally:
+            client.close()
+
+
+@contextlib.contextmanager
+def redis_server(data_dir: Path | None = None, *, port: int | None = None) -> Iterator[str]:
+    """Run ``redis-server`` on loopback; yields its URL and stops it on exit.
+
+    With ``data_dir`` the data persists there with the append-only file on; without, it
+    lives in a temporary folder that is removed afterwards.
+    """
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise RuntimeError("redis-server is not installed (make system-deps installs it)")
+    port = port or free_port()
+    with contextlib.ExitStack() as stack:
+        folder = data_dir or Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        folder.mkdir(parents=True, exist_ok=True)
+        persist = ["--appendonly", "yes"] if data_dir else ["--appendonly", "no", "--save", ""]
+        args = [binary, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(folder)]
+        log = stack.enter_context((folder / "redis.log").open("ab"))
+        # Its own session: a Ctrl-C meant for the service must not stop Redis before the drain.
+        process = subprocess.Popen(
+            [*args, *persist], stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        url = f"redis://127.0.0.1:{port}/0"
+        try:
+            _wait_for_redis(url, process)
+            yield url
+        finally:
+            process.terminate()
+            process.wait(timeout=STARTUP_SECONDS)
+
+
+@contextlib.contextmanager
+def local_service(
+    redis_url: str | None = None, *, workers: int = 8, game_ttl_seconds: int = 3600
+) -> Iterator[str]:
+    """Run an engine server in this process; yields ``127.0.0.1:PORT``.
+
+    Without ``redis_url`` a private redis-server is started for it and stopped after.
+    """
+    with contextlib.ExitStack() as stack:
+        url = redis_url or stack.enter_context(redis_server())
+        settings = Settings(
+            address="127.0.0.1:0", redis_url=url, workers=workers, game_ttl_seconds=game_ttl_seconds
+        )
+        server, port, _ = build_server(settings)
+        server.start()
+        try:
+            yield f"127.0.0.1:{port}"
+        finally:
+            server.stop(1.0).wait()

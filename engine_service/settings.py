@@ -1,0 +1,61 @@
+"""Service settings from command-line flags, falling back to ENGINE_* environment variables."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How one service process runs.
+
+    Attributes:
+        address: host:port to serve on (port 0 picks a free port).
+        redis_url: where games are kept.
+        game_ttl_seconds: a game untouched this long expires (every move refreshes it).
+        workers: gRPC handler threads.
+        grace_seconds: how long in-flight calls may finish after SIGTERM or Ctrl-C.
+        reflection: whether to serve gRPC server reflection.
+        log_level: the logging level name.
+    """
+
+    address: str = "127.0.0.1:50051"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    game_ttl_seconds: int = 7 * 24 * 3600
+    workers: int = 16
+    grace_seconds: float = 10.0
+    reflection: bool = True
+    log_level: str = "INFO"
+
+
+def parse_settings(
+    argv: Sequence[str] | None = None, environ: Mapping[str, str] = os.environ
+) -> Settings:
+    """Settings from ``argv`` flags, then ``ENGINE_*``/``REDIS_URL`` variables, then defaults."""
+    base = Settings()
+
+    def env(name: str, default: object) -> str:
+        return environ.get(name, str(default))
+
+    parser = argparse.ArgumentParser(prog="engine-service", description=__doc__)
+    parser.add_argument("--address", default=env("ENGINE_ADDRESS", base.address))
+    parser.add_argument("--redis-url", default=env("REDIS_URL", base.redis_url))
+    parser.add_argument(
+        "--game-ttl-seconds", type=int, default=int(env("ENGINE_GAME_TTL", base.game_ttl_seconds))
+    )
+    parser.add_argument("--workers", type=int, default=int(env("ENGINE_WORKERS", base.workers)))
+    parser.add_argument(
+        "--grace-seconds", type=float, default=float(env("ENGINE_GRACE", base.grace_seconds))
+    )
+    parser.add_argument(
+        "--no-reflection",
+        dest="reflection",
+        action="store_false",
+        default=env("ENGINE_REFLECTION", "1") not in ("0", "false", "no"),
+    )
+    parser.add_argument("--log-level", default=env("ENGINE_LOG_LEVEL", base.log_level))
+    args = parser.parse_args(argv)
+    return Settings(**vars(args))

@@ -1,0 +1,104 @@
+"""Small helpers shared by the service tests: calls with tokens, error details, stored bytes."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import redis
+from cardengine.v1 import engine_service_pb2 as api
+from cardengine.v1 import game_pb2
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from engine_service.store.redis_store import game_key
+
+HUMAN = game_pb2.PLAYER_TYPE_HUMAN
+RANDOM = game_pb2.PLAYER_TYPE_BOT_RANDOM
+HEURISTIC = game_pb2.PLAYER_TYPE_BOT_HEURISTIC
+
+
+@dataclass
+class RpcFailure:
+    code: grpc.StatusCode
+    reason: str
+    metadata: dict[str, str]
+    details: list[Any]
+
+
+def failure_of(call: Callable[[], Any]) -> RpcFailure:
+    """Run ``call``, which must fail, and unpack its status details."""
+    try:
+        call()
+    except grpc.RpcError as error:
+        status = rpc_status.from_call(error)  # type: ignore[arg-type]
+        assert status is not None, "the error carries no google.rpc.Status"
+        info = error_details_pb2.ErrorInfo()
+        details = []
+        for detail in status.details:
+            if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                detail.Unpack(info)
+            for kind in (error_details_pb2.PreconditionFailure, error_details_pb2.BadRequest):
+                if detail.Is(kind.DESCRIPTOR):
+                    message = kind()
+                    detail.Unpack(message)
+                    details.append(message)
+        assert info.domain == "cardengine"
+        return RpcFailure(error.code(), info.reason, dict(info.metadata), details)  # type: ignore[attr-defined]
+    raise AssertionError("the call succeeded")
+
+
+def token_md(token: str) -> tuple[tuple[str, str], ...]:
+    return (("x-seat-token", token),)
+
+
+def create(stub: Any, seats: list[int], seed: int | None = None, **options: Any) -> Any:
+    request = api.CreateGameRequest(game_type="hearts", seats=seats)
+    if seed is not None:
+        request.seed = seed
+    if options:
+        request.options.hearts.SetInParent()
+        for name, value in options.items():
+            setattr(request.options.hearts, name, value)
+    return stub.CreateGame(request)
+
+
+def view(stub: Any, game_id: str, seat: int | None = None, token: str | None = None) -> Any:
+    request = api.GetGameViewRequest(game_id=game_id)
+    metadata: tuple[tuple[str, str], ...] = ()
+    if seat is not None:
+        request.seat = seat
+    if token is not None:
+        metadata = token_md(token)
+    return stub.GetGameView(request, metadata=metadata).view
+
+
+def submit(
+    stub: Any,
+    game_id: str,
+    seat: int,
+    token: str,
+    action: game_pb2.Action,
+    version: int,
+    request_id: str | None = None,
+) -> Any:
+    request = api.SubmitActionRequest(
+        game_id=game_id,
+        seat=seat,
+        expected_version=version,
+        request_id=request_id or uuid.uuid4().hex,
+        action=action,
+    )
+    return stub.SubmitAction(request, metadata=token_md(token)).view
+
+
+def stored(client: redis.Redis, game_id: str) -> dict[bytes, bytes]:
+    """The stored game hash exactly as Redis holds it."""
+    return client.hgetall(game_key(game_id))  # type: ignore[return-value]
+
+
+def tokens_of(created: Any) -> dict[int, str]:
+    return {t.seat: t.token for t in created.seat_tokens}

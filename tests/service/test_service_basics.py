@@ -1,0 +1,87 @@
+"""End-to-end behaviour through a real gRPC server and a real redis-server."""
+
+from __future__ import annotations
+
+from cardengine.v1 import engine_service_pb2 as api
+from cardengine.v1 import game_pb2, hearts_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from tests.service.rpc_helpers import HEURISTIC, HUMAN, RANDOM, create, submit, tokens_of, view
+
+
+def test_list_game_types_shows_hearts_options_with_defaults(stub):
+    reply = stub.ListGameTypes(api.ListGameTypesRequest())
+    hearts = next(t for t in reply.game_types if t.name == "hearts")
+    assert hearts.seats == 4
+    options = {o.name: o for o in hearts.options}
+    assert options["target"].default_value == "100"
+    assert options["target"].rule_id == "H-R12"
+    assert options["variant"].default_value == "special"
+    assert set(options["variant"].choices) == {"classic", "special"}
+    assert options["moon_opponent_penalty"].default_value == "13"
+
+
+def test_create_returns_tokens_for_human_seats_only(stub):
+    created = create(stub, [HUMAN, RANDOM, HUMAN, HEURISTIC], seed=5)
+    assert sorted(tokens_of(created)) == [0, 2]
+    assert all(len(t) >= 32 for t in tokens_of(created).values())
+    spectator = created.view
+    assert not spectator.HasField("viewer_seat")
+    assert list(spectator.hearts.hand) == []
+    assert spectator.hearts.phase == hearts_pb2.HeartsView.PHASE_PASSING
+    # the bots have already chosen their passes; the humans are still to act
+    assert list(spectator.to_act) == [0, 2]
+    assert list(spectator.hearts.pass_submitted) == [False, True, False, True]
+
+
+def test_seat_view_shows_own_hand_and_legal_passes(stub):
+    created = create(stub, [HUMAN, RANDOM, RANDOM, RANDOM], seed=9)
+    seat_view = view(stub, created.game_id, 0, tokens_of(created)[0])
+    assert seat_view.viewer_seat == 0
+    assert len(seat_view.hearts.hand) == 13
+    assert len(seat_view.legal_actions) == 286  # every choice of 3 cards out of 13 (H-R2)
+    assert seat_view.hearts.options.target == 100
+
+
+def test_options_are_applied(stub):
+    created = create(stub, [HUMAN, RANDOM, RANDOM, RANDOM], target=50, variant=1)
+    assert created.view.hearts.options.target == 50
+    assert created.view.hearts.options.variant == hearts_pb2.HEARTS_VARIANT_CLASSIC
+
+
+def test_all_bot_game_is_played_to_the_end_at_creation(stub):
+    created = create(stub, [RANDOM, HEURISTIC, RANDOM, HEURISTIC], seed=3, target=30)
+    assert created.view.status == game_pb2.GAME_STATUS_FINISHED
+    assert len(created.view.outcome.winners) >= 1
+    assert max(created.view.outcome.scores) >= 30
+    assert created.view.version > 100
+
+
+def test_one_human_plays_a_whole_game_against_bots(stub):
+    created = create(stub, [HUMAN, HEURISTIC, HEURISTIC, HEURISTIC], seed=11, target=40)
+    token = tokens_of(created)[0]
+    current = view(stub, created.game_id, 0, token)
+    moves = 0
+    while current.status == game_pb2.GAME_STATUS_IN_PROGRESS:
+        assert list(current.to_act) == [0]
+        current = submit(
+            stub, created.game_id, 0, token, current.legal_actions[0], current.version
+        )
+        moves += 1
+    assert moves > 13
+    assert current.outcome.summary
+    totals = list(current.hearts.totals)
+    assert sum(sum(h.scores) for h in current.hearts.hand_scores) == sum(totals)
+
+
+def test_health_and_reflection_are_served(channel):
+    health = health_pb2_grpc.HealthStub(channel)
+    for service in ("", "cardengine.v1.EngineService"):
+        reply = health.Check(health_pb2.HealthCheckRequest(service=service))
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+    reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+    request = reflection_pb2.ServerReflectionRequest(list_services="")
+    reply = next(iter(reflection.ServerReflectionInfo(iter([request]))))
+    names = {s.name for s in reply.list_services_response.service}
+    assert "cardengine.v1.EngineService" in names
