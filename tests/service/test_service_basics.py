@@ -65,9 +65,7 @@ def test_one_human_plays_a_whole_game_against_bots(stub):
     moves = 0
     while current.status == game_pb2.GAME_STATUS_IN_PROGRESS:
         assert list(current.to_act) == [0]
-        current = submit(
-            stub, created.game_id, 0, token, current.legal_actions[0], current.version
-        )
+        current = submit(stub, created.game_id, 0, token, current.legal_actions[0], current.version)
         moves += 1
     assert moves > 13
     assert current.outcome.summary

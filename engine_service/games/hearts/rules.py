@@ -61,7 +61,7 @@ class HeartsRules:
 
     def new_game(self, seed: int) -> HeartsState:
         """Deal the first hand (H-R1, H-R2)."""
-        return self._deal(seed, 0, NO_SCORES, (), None)
+        return self._deal(seed, 0, NO_SCORES, ())
 
     def _deal(
         self,
@@ -69,8 +69,12 @@ class HeartsRules:
         hand_number: int,
         totals: tuple[int, ...],
         hand_scores: tuple[tuple[int, ...], ...],
-        last_trick: Trick | None,
     ) -> HeartsState:
+        """A fresh hand; of the previous deal only the scores are kept.
+
+        Dropping the old last trick means no view can show a card of an earlier hand that now
+        sits in someone's new hand.
+        """
         deck = list(range(DECK_SIZE))
         random.Random(f"{seed}:{hand_number}").shuffle(deck)
         hands = tuple(mask_of(deck[s * HAND_SIZE : (s + 1) * HAND_SIZE]) for s in range(SEATS))
@@ -87,7 +91,7 @@ class HeartsRules:
             hearts_broken=False,
             points=NO_SCORES,
             tricks_won=NO_SCORES,
-            last_trick=last_trick,
+            last_trick=None,
             opener=opener,
             totals=totals,
             hand_scores=hand_scores,
@@ -298,7 +302,7 @@ class HeartsRules:
         history = (*state.hand_scores, scores)
         winners = game_winners(state.totals, points, state.opener, self.config)
         if not winners:
-            return self._deal(state.seed, state.hand_number + 1, totals, history, last)
+            return self._deal(state.seed, state.hand_number + 1, totals, history)
         return replace(
             state,
             phase=Phase.GAME_OVER,
