@@ -273,7 +273,7 @@ class HeartsRules:
         points = _with(state.points, winner, state.points[winner] + trick_points(mask_of(cards)))
         tricks_won = _with(state.tricks_won, winner, state.tricks_won[winner] + 1)
         if state.tricks_played + 1 == HAND_SIZE:
-            return self._end_hand(state, points, done)
+            return self._end_hand(state, points, tricks_won, done)
         return replace(
             state,
             hands=hands,
@@ -295,7 +295,13 @@ class HeartsRules:
                 return seat
         return winner
 
-    def _end_hand(self, state: HeartsState, points: tuple[int, ...], last: Trick) -> HeartsState:
+    def _end_hand(
+        self,
+        state: HeartsState,
+        points: tuple[int, ...],
+        tricks_won: tuple[int, ...],
+        last: Trick,
+    ) -> HeartsState:
         """Score the hand, then end the game or deal the next hand (H-R17)."""
         scores = score_hand(points, self.config)
         totals = tuple(a + b for a, b in zip(state.totals, scores, strict=True))
@@ -310,7 +316,7 @@ class HeartsRules:
             trick=Trick(state.trick.leader),
             tricks_played=HAND_SIZE,
             points=points,
-            tricks_won=NO_SCORES,
+            tricks_won=tricks_won,
             last_trick=last,
             totals=totals,
             hand_scores=history,

@@ -1,0 +1,61 @@
+"""Python client for the card-game engine service.
+
+``EngineClient`` wraps the generated ``cardengine.v1`` stubs: it sends seat tokens, retries
+UNAVAILABLE, and raises one exception class per status family (``IllegalAction`` carries the
+broken rule's ID). ``cardengine_client.terminal`` is a playable terminal game built on it.
+
+>>> with EngineClient("127.0.0.1:50051") as client:  # doctest: +SKIP
+...     game = client.create_game("hearts", ["human", "heuristic", "heuristic", "heuristic"])
+"""
+
+from cardengine_client.actions import hearts_pass, hearts_play
+from cardengine_client.cards import (
+    card_sort_key,
+    format_card,
+    format_cards,
+    parse_card,
+    parse_cards,
+)
+from cardengine_client.client import PLAYER_TYPES, SEAT_TOKEN_KEY, EngineClient, player_type
+from cardengine_client.errors import (
+    Aborted,
+    EngineError,
+    FieldViolation,
+    IllegalAction,
+    Internal,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    Unauthenticated,
+    Unavailable,
+    Violation,
+    from_rpc_error,
+    from_status,
+)
+
+__all__ = [
+    "PLAYER_TYPES",
+    "SEAT_TOKEN_KEY",
+    "Aborted",
+    "EngineClient",
+    "EngineError",
+    "FieldViolation",
+    "IllegalAction",
+    "Internal",
+    "InvalidArgument",
+    "NotFound",
+    "PermissionDenied",
+    "Unauthenticated",
+    "Unavailable",
+    "Violation",
+    "card_sort_key",
+    "format_card",
+    "format_cards",
+    "from_rpc_error",
+    "from_status",
+    "hearts_pass",
+    "hearts_play",
+    "parse_card",
+    "parse_cards",
+    "player_type",
+]

@@ -1,0 +1,208 @@
+"""Typed exceptions for the engine's gRPC errors, read from the rich ``google.rpc.Status``.
+
+The service sends every error as a ``google.rpc.Status`` whose details hold an ``ErrorInfo``
+(a stable ``reason`` such as ``MUST_FOLLOW_SUIT`` and ``metadata`` such as ``{"ruleId":
+"H-R4"}``), plus a ``PreconditionFailure`` for rule breaks or a ``BadRequest`` for malformed
+fields. Callers should branch on the exception class and ``reason``, never on the message text.
+
+The conversion is split in two: :func:`from_status` is a pure function of a status code and
+a status proto (easy to test), and :func:`from_rpc_error` only extracts those two from a
+``grpc.RpcError``.
+
+>>> from google.rpc import status_pb2
+>>> err = from_status(grpc.StatusCode.ABORTED, status_pb2.Status(code=10, message="stale"))
+>>> type(err).__name__, err.message, err.rule_id
+('Aborted', 'stale', None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Final, NamedTuple
+
+import grpc
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+ERROR_DOMAIN: Final = "cardengine"
+"""The ``ErrorInfo.domain`` of every error the engine itself raises."""
+
+RULE_VIOLATION_TYPE: Final = "RULE"
+"""The ``PreconditionFailure.Violation.type`` of a rule break; its subject is the rule ID."""
+
+
+class Violation(NamedTuple):
+    """One entry of a ``google.rpc.PreconditionFailure``: for rule breaks, type ``"RULE"``."""
+
+    type: str
+    subject: str
+    description: str
+
+
+class FieldViolation(NamedTuple):
+    """One entry of a ``google.rpc.BadRequest``: the request field path and what is wrong."""
+
+    field: str
+    description: str
+
+
+class EngineError(Exception):
+    """An error returned by the engine service (or by the transport on the way to it).
+
+    Attributes:
+        code: the gRPC status code.
+        message: the human-readable message (English; do not parse it).
+        reason: ``ErrorInfo.reason`` without the ``ERROR_REASON_`` prefix, e.g.
+            ``"MUST_FOLLOW_SUIT"``; empty when the status carried no ``ErrorInfo`` (for
+            example, a transport failure).
+        domain: ``ErrorInfo.domain``; ``"cardengine"`` for the engine's own errors.
+        metadata: ``ErrorInfo.metadata``, e.g. ``{"ruleId": "H-R4", "seat": "2"}``.
+        violations: the ``PreconditionFailure`` entries.
+        field_violations: the ``BadRequest`` entries.
+    """
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        *,
+        reason: str = "",
+        domain: str = "",
+        metadata: Mapping[str, str] | None = None,
+        violations: Iterable[Violation] = (),
+        field_violations: Iterable[FieldViolation] = (),
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.reason = reason
+        self.domain = domain
+        self.metadata: dict[str, str] = dict(metadata or {})
+        self.violations = list(violations)
+        self.field_violations = list(field_violations)
+
+    @property
+    def rule_id(self) -> str | None:
+        """The rule the request broke (``metadata["ruleId"]``), e.g. ``"H-R4"``, if any."""
+        return self.metadata.get("ruleId")
+
+    def __str__(self) -> str:
+        labels = [label for label in (self.reason, self.rule_id) if label]
+        suffix = f" ({', '.join(labels)})" if labels else ""
+        return f"{self.code.name}: {self.message}{suffix}"
+
+
+class InvalidArgument(EngineError):
+    """INVALID_ARGUMENT or OUT_OF_RANGE: the request is malformed; see ``field_violations``."""
+
+
+class NotFound(EngineError):
+    """NOT_FOUND: no such game, or it expired."""
+
+
+class Unauthenticated(EngineError):
+    """UNAUTHENTICATED: the seat token is missing or matches no seat of the game."""
+
+
+class PermissionDenied(EngineError):
+    """PERMISSION_DENIED: the token is another seat's, or the seat belongs to a bot."""
+
+
+class IllegalAction(EngineError):
+    """FAILED_PRECONDITION: the rules forbid the action now; ``rule_id`` names the rule."""
+
+
+class Aborted(EngineError):
+    """ABORTED: the game moved on since the view the action was chosen from.
+
+    Reload the view and decide again; resending the same action blindly could be wrong.
+    """
+
+
+class Unavailable(EngineError):
+    """UNAVAILABLE, DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED: the service could not answer now.
+
+    Only UNAVAILABLE is retried by the client, because only it guarantees nothing was done.
+    """
+
+
+class Internal(EngineError):
+    """Any other code (INTERNAL, UNKNOWN, UNIMPLEMENTED, ...): a fault in the service."""
+
+
+_CLASS_BY_CODE: Final[Mapping[grpc.StatusCode, type[EngineError]]] = MappingProxyType(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT: InvalidArgument,
+        grpc.StatusCode.OUT_OF_RANGE: InvalidArgument,
+        grpc.StatusCode.NOT_FOUND: NotFound,
+        grpc.StatusCode.UNAUTHENTICATED: Unauthenticated,
+        grpc.StatusCode.PERMISSION_DENIED: PermissionDenied,
+        grpc.StatusCode.FAILED_PRECONDITION: IllegalAction,
+        grpc.StatusCode.ABORTED: Aborted,
+        grpc.StatusCode.UNAVAILABLE: Unavailable,
+        grpc.StatusCode.DEADLINE_EXCEEDED: Unavailable,
+        grpc.StatusCode.RESOURCE_EXHAUSTED: Unavailable,
+    }
+)
+
+
+def error_class(code: grpc.StatusCode) -> type[EngineError]:
+    """The exception class for a status code (:class:`Internal` for the unlisted ones)."""
+    return _CLASS_BY_CODE.get(code, Internal)
+
+
+def from_status(
+    code: grpc.StatusCode, status: status_pb2.Status | None, message: str = ""
+) -> EngineError:
+    """The typed exception for a status code and its rich status (``None`` if none was sent).
+
+    ``message`` is used only when there is no status proto (its own message wins otherwise).
+    Details of unknown types are skipped, so a newer server cannot break an older client.
+    """
+    error_class_ = error_class(code)
+    if status is None:
+        return error_class_(code, message)
+    info = error_details_pb2.ErrorInfo()
+    violations: list[Violation] = []
+    field_violations: list[FieldViolation] = []
+    for detail in status.details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            detail.Unpack(info)
+        elif detail.Is(error_details_pb2.PreconditionFailure.DESCRIPTOR):
+            failure = error_details_pb2.PreconditionFailure()
+            detail.Unpack(failure)
+            violations.extend(
+                Violation(v.type, v.subject, v.description) for v in failure.violations
+            )
+        elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+            bad_request = error_details_pb2.BadRequest()
+            detail.Unpack(bad_request)
+            field_violations.extend(
+                FieldViolation(v.field, v.description) for v in bad_request.field_violations
+            )
+    return error_class_(
+        code,
+        status.message or message,
+        reason=info.reason,
+        domain=info.domain,
+        metadata=dict(info.metadata),
+        violations=violations,
+        field_violations=field_violations,
+    )
+
+
+def from_rpc_error(err: grpc.RpcError) -> EngineError:
+    """The typed exception for an error raised by a gRPC call.
+
+    A status whose details disagree with the call's code or message (which ``grpc_status``
+    reports as ``ValueError``) is treated as having no details: the call's own code is what
+    the transport acted on.
+    """
+    if not isinstance(err, grpc.Call):
+        return Internal(grpc.StatusCode.UNKNOWN, str(err) or type(err).__name__)
+    try:
+        status = rpc_status.from_call(err)
+    except ValueError:
+        status = None
+    return from_status(err.code(), status, err.details() or "")

@@ -1,0 +1,99 @@
+"""Text forms of views and actions for terminal play, dispatched on each message's game oneof.
+
+The generic parts (header, whose turn, outcome, menu entries) live here; each game type adds
+a :class:`GameText` to :data:`GAME_TEXTS` under the name of its field in the ``game`` oneof of
+``GameView`` and ``Action`` (``"hearts"``). A game without one is still playable by number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+from cardengine.v1 import game_pb2
+from google.protobuf import text_format
+
+from cardengine_client.text.common import GameText, player_label, seat_name, seat_names
+from cardengine_client.text.hearts import HEARTS_TEXT
+
+GAME_TEXTS: Final[Mapping[str, GameText]] = MappingProxyType({"hearts": HEARTS_TEXT})
+"""Text support per ``game`` oneof field name."""
+
+
+def render_view(view: game_pb2.GameView) -> str:
+    """A whole view as text: the seats, the game-specific part, and whose turn it is."""
+    seats = ", ".join(
+        f"{seat_name(view, seat)} ({player_label(kind)})" for seat, kind in enumerate(view.seats)
+    )
+    lines = [f"== {view.game_type} game {view.game_id}, version {view.version} ==", seats]
+    game = view.WhichOneof("game")
+    text = GAME_TEXTS.get(game) if game else None
+    if text is not None:
+        lines += text.render(view)
+    if view.status != game_pb2.GAME_STATUS_FINISHED:
+        lines.append(f"To act: {seat_names(view, view.to_act)}")
+    return "\n".join(lines)
+
+
+def render_outcome(view: game_pb2.GameView) -> str:
+    """The result of a finished game: the summary, the winners and the final scores."""
+    outcome = view.outcome
+    scores = ", ".join(
+        f"{seat_name(view, seat)} {score}" for seat, score in enumerate(outcome.scores)
+    )
+    return "\n".join(
+        [
+            f"Game over. {outcome.summary}".rstrip(),
+            f"Winner(s): {seat_names(view, outcome.winners)}",
+            f"Final scores: {scores}",
+        ]
+    )
+
+
+def describe_action(action: game_pb2.Action) -> str:
+    """The short text of an action; its protobuf text form for a game without text support."""
+    game = action.WhichOneof("game")
+    text = GAME_TEXTS.get(game) if game else None
+    if text is None:
+        return text_format.MessageToString(action, as_one_line=True)
+    return text.describe(action)
+
+
+def parse_action(view: game_pb2.GameView, typed: str) -> game_pb2.Action:
+    """The action a player typed: a number from the menu of legal actions, or game text.
+
+    Raises:
+        ValueError: the text is neither; the message says what to type instead.
+    """
+    choice = typed.strip()
+    legal = view.legal_actions
+    if choice.isdigit():
+        number = int(choice)
+        if not 1 <= number <= len(legal):
+            raise ValueError(f"choose a number from 1 to {len(legal)}")
+        return legal[number - 1]
+    game = view.WhichOneof("game")
+    text = GAME_TEXTS.get(game) if game else None
+    if text is None:
+        raise ValueError("type the number of an action from the menu")
+    return text.parse(view, choice)
+
+
+def render_menu(view: game_pb2.GameView) -> str:
+    """The legal actions, numbered from 1 as :func:`parse_action` reads them."""
+    return "\n".join(
+        f"{number:4}) {describe_action(action)}"
+        for number, action in enumerate(view.legal_actions, 1)
+    )
+
+
+__all__ = [
+    "GAME_TEXTS",
+    "GameText",
+    "describe_action",
+    "parse_action",
+    "render_menu",
+    "render_outcome",
+    "render_view",
+]

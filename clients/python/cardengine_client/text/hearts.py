@@ -1,0 +1,182 @@
+"""Hearts as text: the table as a seat sees it, and moves typed as cards.
+
+A view is shown as a few labelled lines: the hand and pass direction, the viewer's hand grouped
+by suit, the trick in progress and the last one, and the scores. Typed moves are card codes:
+three cards while passing (``"2C 3C AH"``), one card while playing (``"QS"``); an explicit
+verb (``"pass ..."``, ``"play ..."``) overrides the phase, so a player can send a move the
+service will refuse and see which rule forbids it.
+"""
+
+from __future__ import annotations
+
+from itertools import groupby
+from types import MappingProxyType
+from typing import Final
+
+from cardengine.v1 import cards_pb2, game_pb2, hearts_pb2
+
+from cardengine_client.actions import hearts_pass, hearts_play
+from cardengine_client.cards import card_sort_key, format_card, format_cards
+from cardengine_client.text.common import GameText, seat_name
+
+_PHASES: Final = MappingProxyType(
+    {hearts_pb2.HeartsView.PHASE_PASSING: "passing", hearts_pb2.HeartsView.PHASE_PLAYING: "playing"}
+)
+
+# H-R2: where each direction sends the cards, as a step clockwise from the passer.
+_PASS_STEPS: Final = MappingProxyType(
+    {
+        hearts_pb2.HEARTS_PASS_DIRECTION_LEFT: ("left", 1),
+        hearts_pb2.HEARTS_PASS_DIRECTION_RIGHT: ("right", -1),
+        hearts_pb2.HEARTS_PASS_DIRECTION_ACROSS: ("across", 2),
+    }
+)
+
+_SUIT_NAMES: Final = MappingProxyType(
+    {
+        cards_pb2.SUIT_CLUBS: "clubs",
+        cards_pb2.SUIT_DIAMONDS: "diamonds",
+        cards_pb2.SUIT_SPADES: "spades",
+        cards_pb2.SUIT_HEARTS: "hearts",
+    }
+)
+
+
+def render_hand(cards: list[cards_pb2.Card]) -> str:
+    """The cards grouped by suit, each suit low to high: ``"clubs 2C 9C | hearts AH"``."""
+    ordered = sorted(cards, key=card_sort_key)
+    groups = groupby(ordered, key=lambda card: card.suit)
+    return " | ".join(
+        f"{_SUIT_NAMES.get(suit, '?')} {format_cards(suited)}" for suit, suited in groups
+    )
+
+
+def trick_winner(trick: hearts_pb2.HeartsTrick, seat_count: int) -> int:
+    """The seat that wins a complete trick: the highest card of the suit led (H-R6).
+
+    Only for display: which seat leads next is the service's call, shown by the next trick.
+    """
+    led = trick.cards[0].suit
+    best = max(
+        (k for k, card in enumerate(trick.cards) if card.suit == led),
+        key=lambda k: trick.cards[k].rank,
+    )
+    return (trick.leader + best) % seat_count
+
+
+def render_trick(view: game_pb2.GameView, trick: hearts_pb2.HeartsTrick) -> str:
+    """Each played card with its seat, in play order: ``"seat 2 KD, you 4D"``."""
+    seat_count = len(view.seats)
+    plays = [
+        f"{seat_name(view, (trick.leader + k) % seat_count)} {format_card(card)}"
+        for k, card in enumerate(trick.cards)
+    ]
+    return ", ".join(plays) or f"{seat_name(view, trick.leader)} to lead"
+
+
+def _pass_line(view: game_pb2.GameView) -> str:
+    hearts = view.hearts
+    direction = _PASS_STEPS.get(hearts.pass_direction)
+    if direction is None:
+        return "no passing this hand"
+    name, step = direction
+    line = f"passing {name}"
+    if view.HasField("viewer_seat"):
+        line += f" (to {seat_name(view, (view.viewer_seat + step) % len(view.seats))})"
+    return line
+
+
+def _exchange_lines(view: game_pb2.GameView) -> list[str]:
+    hearts = view.hearts
+    lines = []
+    if hearts.passed:
+        lines.append(f"You passed:   {format_cards(sorted(hearts.passed, key=card_sort_key))}")
+    if hearts.received:
+        lines.append(f"You received: {format_cards(sorted(hearts.received, key=card_sort_key))}")
+    if hearts.phase == hearts_pb2.HeartsView.PHASE_PASSING:
+        waiting = [seat for seat, done in enumerate(hearts.pass_submitted) if not done]
+        lines.append("Still to pass: " + ", ".join(seat_name(view, s) for s in waiting))
+    return lines
+
+
+def _table_lines(view: game_pb2.GameView) -> list[str]:
+    hearts = view.hearts
+    lines = []
+    if hearts.phase == hearts_pb2.HeartsView.PHASE_PLAYING:
+        broken = "broken" if hearts.hearts_broken else "not broken"
+        lines.append(
+            f"Trick {hearts.tricks_played + 1}: {render_trick(view, hearts.trick)}"
+            f"   (hearts {broken})"
+        )
+    if hearts.HasField("last_trick") and hearts.last_trick.cards:
+        winner = trick_winner(hearts.last_trick, len(view.seats))
+        lines.append(
+            f"Last trick: {render_trick(view, hearts.last_trick)}"
+            f" -> won by {seat_name(view, winner)}"
+        )
+    return lines
+
+
+def _score_lines(view: game_pb2.GameView) -> list[str]:
+    """Per seat: the total, the last completed hand's score, and the current hand's so far."""
+    hearts = view.hearts
+    in_hand = hearts.phase != hearts_pb2.HeartsView.PHASE_GAME_OVER
+    last_hand = list(hearts.hand_scores[-1].scores) if hearts.hand_scores else []
+    header = f"{'Scores:':10}{'total':>5}  {'last hand':>9}" + ("  this hand" if in_hand else "")
+    lines = [header]
+    for seat, total in enumerate(hearts.totals):
+        last = f"{last_hand[seat]:9}" if seat < len(last_hand) else " " * 9
+        line = f"  {seat_name(view, seat):8}{total:5}  {last}"
+        if in_hand and seat < min(len(hearts.points_taken), len(hearts.tricks_won)):
+            line += f"  {hearts.points_taken[seat]:2} pts, {hearts.tricks_won[seat]:2} tricks"
+        lines.append(line.rstrip())
+    return lines
+
+
+def render_hearts(view: game_pb2.GameView) -> list[str]:
+    """The Hearts part of a view, a few labelled lines."""
+    hearts = view.hearts
+    if hearts.phase == hearts_pb2.HeartsView.PHASE_GAME_OVER:
+        return [
+            f"Hand {hearts.hand_number + 1}, game over",
+            *_table_lines(view),
+            *_score_lines(view),
+        ]
+    phase = _PHASES.get(hearts.phase, "unknown phase")
+    lines = [f"Hand {hearts.hand_number + 1}, {phase}, {_pass_line(view)}"]
+    if hearts.hand:
+        lines.append(f"Your hand: {render_hand(list(hearts.hand))}")
+    return lines + _exchange_lines(view) + _table_lines(view) + _score_lines(view)
+
+
+def describe_hearts(action: game_pb2.Action) -> str:
+    """``"play QS"`` or ``"pass 2C 3C AH"``."""
+    move = action.hearts
+    if move.WhichOneof("action") == "pass_cards":
+        return "pass " + format_cards(sorted(move.pass_cards.cards, key=card_sort_key))
+    return "play " + format_card(move.play_card.card)
+
+
+def parse_hearts(view: game_pb2.GameView, text: str) -> game_pb2.Action:
+    """The move a player typed: card codes, with an optional leading ``pass`` or ``play``.
+
+    Without a verb, the phase decides: while passing the cards are a pass, otherwise a play.
+    The number of cards is left for the service to judge (H-R2 for a pass).
+
+    Raises:
+        ValueError: no card, a word that is not a card, or several cards to play.
+    """
+    words = text.replace(",", " ").split()
+    verb = words[0].lower() if words and words[0].lower() in ("pass", "play") else None
+    codes = words[1:] if verb else words
+    if not codes:
+        raise ValueError("name a card, e.g. QS")
+    passing = view.hearts.phase == hearts_pb2.HeartsView.PHASE_PASSING
+    if verb == "pass" or (verb is None and passing):
+        return hearts_pass(codes)
+    if len(codes) != 1:
+        raise ValueError("play one card at a time, e.g. QS")
+    return hearts_play(codes[0])
+
+
+HEARTS_TEXT: Final = GameText(render=render_hearts, describe=describe_hearts, parse=parse_hearts)

@@ -1,0 +1,149 @@
+"""The terminal's text forms, on hand-built views: no service needed."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+from cardengine.v1 import game_pb2, hearts_pb2
+from cardengine_client import hearts_pass, hearts_play, parse_cards
+from cardengine_client.errors import FieldViolation, IllegalAction, InvalidArgument
+from cardengine_client.terminal import describe_rejection
+from cardengine_client.text import (
+    describe_action,
+    parse_action,
+    render_menu,
+    render_outcome,
+    render_view,
+)
+from cardengine_client.text.hearts import render_hand, trick_winner
+
+HEURISTIC = game_pb2.PLAYER_TYPE_BOT_HEURISTIC
+PASSING = hearts_pb2.HeartsView.PHASE_PASSING
+PLAYING = hearts_pb2.HeartsView.PHASE_PLAYING
+
+
+def trick(leader: int, cards: str) -> hearts_pb2.HeartsTrick:
+    return hearts_pb2.HeartsTrick(leader=leader, cards=parse_cards(cards.split()))
+
+
+def hearts_view(phase=PLAYING, **hearts_fields) -> game_pb2.GameView:
+    hearts = hearts_pb2.HeartsView(
+        phase=phase,
+        hand_number=0,
+        pass_direction=hearts_pb2.HEARTS_PASS_DIRECTION_LEFT,
+        hand=parse_cards(["AH", "2C", "QS", "3D", "TC"]),
+        pass_submitted=[False, True, True, True],
+        totals=[10, 20, 30, 40],
+        points_taken=[1, 0, 0, 13],
+        tricks_won=[1, 2, 0, 1],
+        **hearts_fields,
+    )
+    return game_pb2.GameView(
+        game_id="g1",
+        game_type="hearts",
+        version=9,
+        status=game_pb2.GAME_STATUS_IN_PROGRESS,
+        viewer_seat=0,
+        to_act=[0],
+        seats=[game_pb2.PLAYER_TYPE_HUMAN, HEURISTIC, HEURISTIC, HEURISTIC],
+        legal_actions=[hearts_play("2C"), hearts_play("TC")],
+        hearts=hearts,
+    )
+
+
+def test_the_hand_is_grouped_by_suit_low_to_high():
+    assert render_hand(parse_cards(["AH", "2C", "QS", "3D", "TC", "9C"])) == (
+        "clubs 2C 9C TC | diamonds 3D | spades QS | hearts AH"
+    )
+
+
+def test_trick_winner_is_the_highest_card_of_the_suit_led_h_r6():
+    # H-R6: seat 3 leads 5C; seat 0 plays AH (not the suit led); seat 2's KC wins.
+    assert trick_winner(trick(3, "5C AH 9C KC"), 4) == 2
+
+
+def test_a_playing_view_shows_hand_trick_last_trick_scores_and_turn():
+    view = hearts_view(trick=trick(2, "KD 4D"), last_trick=trick(3, "5C AH 9C KC"), tricks_played=4)
+    text = render_view(view)
+    assert "you (human), seat 1 (heuristic bot)" in text
+    assert "Hand 1, playing, passing left (to seat 1)" in text
+    assert "Your hand: clubs 2C TC | diamonds 3D | spades QS | hearts AH" in text
+    assert "Trick 5: seat 2 KD, seat 3 4D   (hearts not broken)" in text
+    assert "Last trick: seat 3 5C, you AH, seat 1 9C, seat 2 KC -> won by seat 2" in text
+    assert "seat 3     40" in text
+    assert text.endswith("To act: you")
+
+
+def test_a_passing_view_shows_who_still_passes():
+    text = render_view(hearts_view(PASSING))
+    assert "Hand 1, passing, passing left (to seat 1)" in text
+    assert "Still to pass: you" in text
+    assert "Trick" not in text
+
+
+def test_a_finished_view_shows_the_outcome():
+    view = hearts_view(hearts_pb2.HeartsView.PHASE_GAME_OVER)
+    view.status = game_pb2.GAME_STATUS_FINISHED
+    view.outcome.CopyFrom(
+        game_pb2.Outcome(winners=[3], scores=[104, 51, 62, 43], summary="seat 3 wins.")
+    )
+    assert "To act" not in render_view(view)
+    assert render_outcome(view) == (
+        "Game over. seat 3 wins.\n"
+        "Winner(s): seat 3\n"
+        "Final scores: you 104, seat 1 51, seat 2 62, seat 3 43"
+    )
+
+
+def test_actions_are_described_and_numbered_in_the_menu():
+    assert describe_action(hearts_pass(["AH", "2C", "QS"])) == "pass 2C QS AH"
+    assert render_menu(hearts_view()) == "   1) play 2C\n   2) play TC"
+
+
+def test_a_number_picks_from_the_menu():
+    view = hearts_view()
+    assert parse_action(view, "2") == hearts_play("TC")
+    with pytest.raises(ValueError, match="from 1 to 2"):
+        parse_action(view, "3")
+    with pytest.raises(ValueError, match="from 1 to 2"):
+        parse_action(view, "0")
+
+
+def test_typed_cards_follow_the_phase_unless_a_verb_says_otherwise():
+    assert parse_action(hearts_view(PLAYING), "qs") == hearts_play("QS")
+    assert parse_action(hearts_view(PASSING), "2C, 3D AH") == hearts_pass(["2C", "3D", "AH"])
+    assert parse_action(hearts_view(PASSING), "play 2C") == hearts_play("2C")
+    assert parse_action(hearts_view(PLAYING), "Pass 2C") == hearts_pass(["2C"])
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"), [("QS AH", "one card"), ("play", "name a card"), ("zz", "not a card")]
+)
+def test_typing_mistakes_are_explained(typed, message):
+    with pytest.raises(ValueError, match=message):
+        parse_action(hearts_view(PLAYING), typed)
+
+
+def test_a_game_without_text_support_is_played_by_number():
+    view = game_pb2.GameView(legal_actions=[game_pb2.Action()], seats=[HEURISTIC])
+    assert render_menu(view) == "   1) "
+    assert parse_action(view, "1") == game_pb2.Action()
+    with pytest.raises(ValueError, match="number"):
+        parse_action(view, "QS")
+
+
+def test_a_rejection_names_the_rule_h_r4_and_the_fields():
+    illegal = IllegalAction(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "Follow suit.",
+        reason="MUST_FOLLOW_SUIT",
+        metadata={"ruleId": "H-R4"},
+    )
+    assert describe_rejection(illegal) == "Follow suit. [rule H-R4, MUST_FOLLOW_SUIT]"
+    invalid = InvalidArgument(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "Bad.",
+        reason="INVALID_FIELD",
+        field_violations=[FieldViolation("seat", "0..3")],
+    )
+    assert describe_rejection(invalid) == "Bad. [INVALID_FIELD] (seat: 0..3)"
