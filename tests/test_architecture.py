@@ -82,13 +82,14 @@ def test_codec_round_trips_every_legal_action_and_the_default_options(game):
 
 
 def test_every_error_reason_the_engine_sends_is_documented():
-    documented = {
-        name.removeprefix("ERROR_REASON_") for name in errors_pb2.ErrorReason.keys()
-    }
+    names = errors_pb2.ErrorReason.keys()
+    documented = {name.removeprefix("ERROR_REASON_") for name in names}
     sent = {
         cls.reason
         for cls in vars(errors).values()
-        if isinstance(cls, type) and issubclass(cls, errors.EngineError) and cls.reason != "UNSPECIFIED"
+        if isinstance(cls, type)
+        and issubclass(cls, errors.EngineError)
+        and cls.reason != "UNSPECIFIED"
     }
     sent |= {"TOKEN_MISSING"}
     for path in (PACKAGE / "games").rglob("*.py"):

@@ -10,7 +10,7 @@ from google.protobuf.message import Message
 
 from engine_service.codec.record import decode_record
 from engine_service.codec.registry import CODECS
-from engine_service.core.cards import CARDS, cards_in
+from engine_service.core.cards import cards_in
 from engine_service.games import REGISTRY
 from engine_service.games.hearts.state import Phase
 from tests.service.rpc_helpers import (
