@@ -1,0 +1,121 @@
+"""Hearts positions written as text, for the rule tests.
+
+A position names each seat's cards ("2C 3C QS"), the cards already in the current trick and a
+few counters; everything else gets a neutral default. Hands need not hold 13 cards: the rules
+only look at which cards a seat holds, and at ``tricks_played`` to know the first and last trick.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+
+from engine_service.core.cards import Card, cards_in, format_cards, mask_of
+from engine_service.games.hearts.actions import PlayCard
+from engine_service.games.hearts.rules import HeartsRules
+from engine_service.games.hearts.state import HeartsState, Phase, Trick
+
+ZEROS = (0, 0, 0, 0)
+
+
+def cards(text: str) -> tuple[Card, ...]:
+    """The cards named in ``text``, e.g. ``"2C QS"``."""
+    return tuple(Card.parse(code) for code in text.split())
+
+
+def mask(text: str) -> int:
+    """The bitmask of the cards named in ``text``."""
+    return mask_of(cards(text))
+
+
+def show(hand: int) -> str:
+    """A hand bitmask as text, lowest card first."""
+    return format_cards(cards_in(hand))
+
+
+def position(
+    hands: Sequence[str],
+    *,
+    trick: str = "",
+    leader: int = 0,
+    tricks_played: int = 1,
+    hearts_broken: bool = False,
+    points: tuple[int, ...] = ZEROS,
+    totals: tuple[int, ...] = ZEROS,
+    opener: int = 0,
+    hand_number: int = 0,
+) -> HeartsState:
+    """A position in the playing phase; ``trick`` holds the cards played so far from ``leader``."""
+    masks = [mask(text) for text in hands]
+    assert len(masks) == 4
+    seen = 0
+    for part in [*masks, mask(trick)]:
+        assert not seen & part, f"{show(seen & part)} written twice"
+        seen |= part
+    return HeartsState(
+        seed=0,
+        phase=Phase.PLAYING,
+        hand_number=hand_number,
+        hands=tuple(masks),
+        passed=ZEROS,
+        trick=Trick(leader, cards(trick)),
+        tricks_played=tricks_played,
+        hearts_broken=hearts_broken,
+        points=points,
+        tricks_won=ZEROS,
+        last_trick=None,
+        opener=opener,
+        totals=totals,
+        hand_scores=(),
+    )
+
+
+def last_trick(
+    totals: tuple[int, ...], points: tuple[int, ...], *, opener: int = 0, hand_number: int = 5
+) -> HeartsState:
+    """The 13th trick, about to be led by seat 0; it carries no points and seat 3 wins it.
+
+    ``points`` are the hand's penalty points so far, which are therefore its final points.
+    """
+    return position(
+        ["2D", "3D", "4D", "5D"],
+        tricks_played=12,
+        points=points,
+        totals=totals,
+        opener=opener,
+        hand_number=hand_number,
+    )
+
+
+def play(rules: HeartsRules, state: HeartsState, text: str) -> HeartsState:
+    """Play the cards in ``text`` one after another, each by the seat whose turn it is."""
+    for card in cards(text):
+        state = rules.apply(state, state.turn, PlayCard(card))
+    return state
+
+
+def end_hand(
+    rules: HeartsRules, totals: tuple[int, ...], points: tuple[int, ...], **kw: int
+) -> HeartsState:
+    """Play out :func:`last_trick` and return the state after the hand is scored."""
+    return play(rules, last_trick(totals, points, **kw), "2D 3D 4D 5D")
+
+
+def random_game(
+    rules: HeartsRules, seed: int, max_actions: int = 100_000
+) -> Iterator[tuple[HeartsState, int | None]]:
+    """Walk a game with seeded random legal actions.
+
+    Yields each state with the seat about to act, and last the finished game with ``None``.
+    """
+    rng = random.Random(seed)
+    state = rules.new_game(seed)
+    for _ in range(max_actions):
+        seats = rules.current_seats(state)
+        if not seats:
+            yield state, None
+            return
+        seat = rng.choice(seats)
+        yield state, seat
+        state = rules.apply(state, seat, rng.choice(rules.legal_actions(state, seat)))
+    raise AssertionError(f"game {seed} did not end within {max_actions} actions")
