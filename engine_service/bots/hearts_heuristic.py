@@ -44,7 +44,7 @@ class HeartsHeuristicBot:
             worst = sorted(view.hand, key=_danger, reverse=True)[:3]
             return PassCards.of(*worst)
         cards = [a.card for a in legal if isinstance(a, PlayCard)]
-        trick = view.trick.cards
+        trick = view.trick.cards if view.trick is not None else ()
         if not trick:
             return PlayCard(self._lead(cards))
         led = trick[0] // SUIT_SIZE

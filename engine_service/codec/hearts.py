@@ -16,7 +16,10 @@ from engine_service.games.hearts.view import HeartsView
 
 
 def _encode_trick(trick: Trick) -> hearts_pb2.HeartsTrick:
-    return hearts_pb2.HeartsTrick(leader=trick.leader, cards=encode_cards(trick.cards))
+    message = hearts_pb2.HeartsTrick(leader=trick.leader, cards=encode_cards(trick.cards))
+    if trick.winner is not None:
+        message.winner = trick.winner
+    return message
 
 
 class HeartsCodec:
@@ -63,7 +66,8 @@ class HeartsCodec:
         target.passed.extend(encode_cards(view.passed))
         target.received.extend(encode_cards(view.received))
         target.pass_submitted.extend(view.pass_submitted)
-        target.trick.CopyFrom(_encode_trick(view.trick))
+        if view.trick is not None:
+            target.trick.CopyFrom(_encode_trick(view.trick))
         if view.last_trick is not None:
             target.last_trick.CopyFrom(_encode_trick(view.last_trick))
         target.tricks_played = view.tricks_played

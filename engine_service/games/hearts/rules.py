@@ -269,7 +269,8 @@ class HeartsRules:
             trick = Trick(state.trick.leader, cards)
             return replace(state, hands=hands, trick=trick, hearts_broken=broken)
         done = Trick(state.trick.leader, cards)
-        winner = done.seat_of(_winning_index(cards))  # H-R6
+        winner = done.winner
+        assert winner is not None  # the trick has four cards
         points = _with(state.points, winner, state.points[winner] + trick_points(mask_of(cards)))
         tricks_won = _with(state.tricks_won, winner, state.tricks_won[winner] + 1)
         if state.tricks_played + 1 == HAND_SIZE:
@@ -348,17 +349,6 @@ class HeartsRules:
 
 def _holder(hands: tuple[int, ...], card: Card) -> int:
     return next(seat for seat, hand in enumerate(hands) if hand >> card & 1)
-
-
-def _winning_index(cards: tuple[Card, ...]) -> int:
-    """The index of the highest card of the suit led (H-R6: no trumps)."""
-    led = cards[0] // SUIT_SIZE
-    best = 0
-    for index in range(1, len(cards)):
-        card = cards[index]
-        if card // SUIT_SIZE == led and card > cards[best]:
-            best = index
-    return best
 
 
 def _with(values: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from engine_service.core.cards import Card
+from engine_service.core.cards import SUIT_SIZE, Card
 
 SEATS = 4
 HAND_SIZE = 13
@@ -49,6 +49,19 @@ class Trick:
     def seat_of(self, index: int) -> int:
         """The seat that played the ``index``-th card."""
         return (self.leader + index) % SEATS
+
+    @property
+    def winner(self) -> int | None:
+        """The seat taking a complete trick: highest card of the suit led (H-R6, no trumps)."""
+        if len(self.cards) < SEATS:
+            return None
+        led = self.cards[0] // SUIT_SIZE
+        best = 0
+        for index in range(1, SEATS):
+            card = self.cards[index]
+            if card // SUIT_SIZE == led and card > self.cards[best]:
+                best = index
+        return self.seat_of(best)
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ class HeartsView:
     passed: tuple[Card, ...]
     received: tuple[Card, ...]
     pass_submitted: tuple[bool, ...]
-    trick: Trick
+    trick: Trick | None
     last_trick: Trick | None
     tricks_played: int
     hearts_broken: bool
@@ -45,6 +45,9 @@ def build_view(
     own_hand: tuple[Card, ...] = ()
     passed: tuple[Card, ...] = ()
     received: tuple[Card, ...] = ()
+    # H-R3: the first leader is whoever holds 2C after the pass; naming the dealt holder while
+    # passing would reveal a card of another hand, so there is no trick until play starts.
+    trick = None if state.phase is Phase.PASSING else state.trick
     if seat is not None:
         own_hand = tuple(cards_in(state.hands[seat]))
         passed = tuple(cards_in(state.passed[seat]))
@@ -60,7 +63,7 @@ def build_view(
         passed=passed,
         received=received,
         pass_submitted=tuple(bool(p) for p in state.passed),
-        trick=state.trick,
+        trick=trick,
         last_trick=state.last_trick,
         tricks_played=state.tricks_played,
         hearts_broken=state.hearts_broken,

@@ -51,19 +51,6 @@ def render_hand(cards: list[cards_pb2.Card]) -> str:
     )
 
 
-def trick_winner(trick: hearts_pb2.HeartsTrick, seat_count: int) -> int:
-    """The seat that wins a complete trick: the highest card of the suit led (H-R6).
-
-    Only for display: which seat leads next is the service's call, shown by the next trick.
-    """
-    led = trick.cards[0].suit
-    best = max(
-        (k for k, card in enumerate(trick.cards) if card.suit == led),
-        key=lambda k: trick.cards[k].rank,
-    )
-    return (trick.leader + best) % seat_count
-
-
 def render_trick(view: game_pb2.GameView, trick: hearts_pb2.HeartsTrick) -> str:
     """Each played card with its seat, in play order: ``"seat 2 KD, you 4D"``."""
     seat_count = len(view.seats)
@@ -108,11 +95,10 @@ def _table_lines(view: game_pb2.GameView) -> list[str]:
             f"Trick {hearts.tricks_played + 1}: {render_trick(view, hearts.trick)}"
             f"   (hearts {broken})"
         )
-    if hearts.HasField("last_trick") and hearts.last_trick.cards:
-        winner = trick_winner(hearts.last_trick, len(view.seats))
+    if hearts.HasField("last_trick") and hearts.last_trick.HasField("winner"):
         lines.append(
             f"Last trick: {render_trick(view, hearts.last_trick)}"
-            f" -> won by {seat_name(view, winner)}"
+            f" -> won by {seat_name(view, hearts.last_trick.winner)}"
         )
     return lines
 

@@ -1,0 +1,214 @@
+"""The conformance checks, one small function each, and a game loop that runs them all.
+
+Both the seeded random games (``test_all_games.py``) and the Hypothesis state machine
+(``tests/property``) call these, so a rule break is described the same way wherever it is found.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from engine_service.core.errors import IllegalAction, RuleViolation
+from engine_service.core.protocol import Bot, GameSpec, Rules
+from engine_service.games import REGISTRY
+from tests.conformance.adapter import GameAdapter
+from tests.conformance.game_adapters import ADAPTERS
+
+RULE_ID = re.compile(r"[A-Z]+-R\d+")
+MAX_STEPS = 100_000
+"""A game longer than this is taken to be stuck (every rule set ends under random play)."""
+
+Views = Mapping[int | None, Any]
+"""Every seat's view of one state, and the spectator's (``None``)."""
+
+ChooseFn = Callable[[Views, Mapping[int, Sequence[Any]], random.Random], tuple[int, Any]]
+"""Picks the ``(seat, action)`` to apply, from the views and each seat's legal actions."""
+
+
+def adapter_for(name: str) -> GameAdapter:
+    """The conformance adapter of a registered game; fails the test when there is none."""
+    if name not in ADAPTERS:
+        pytest.fail(f"game {name!r} is registered but has no adapter in game_adapters.ADAPTERS")
+    return ADAPTERS[name]
+
+
+def check_to_act(rules: Rules[Any, Any, Any], state: Any) -> tuple[int, ...]:
+    """Somebody must act exactly while the game has no outcome."""
+    seats = rules.current_seats(state)
+    finished = rules.outcome(state) is not None
+    assert bool(seats) != finished, f"seats to act {seats} with outcome set={finished}"
+    return seats
+
+
+def check_legal_listing(
+    rules: Rules[Any, Any, Any], state: Any, to_act: tuple[int, ...]
+) -> dict[int, Sequence[Any]]:
+    """Legal actions exist for every seat to act and for no other seat."""
+    legal = {}
+    for seat in range(rules.seats):
+        actions = rules.legal_actions(state, seat)
+        if seat in to_act:
+            assert actions, f"seat {seat} must act but has no legal action"
+            legal[seat] = actions
+        else:
+            assert not actions, f"seat {seat} need not act but may {actions[0]}"
+    return legal
+
+
+def check_illegal_rejected(
+    rules: Rules[Any, Any, Any], adapter: GameAdapter, state: Any, rng: random.Random
+) -> None:
+    """A sampled illegal action is explained by ``check`` and refused by ``apply``, harmlessly."""
+    seat, action = adapter.sample_illegal(rules, state, rng)
+    violation = rules.check(state, seat, action)
+    assert isinstance(violation, RuleViolation), f"seat {seat} {action} was not refused"
+    assert violation.reason.isupper() and RULE_ID.fullmatch(violation.rule_id), violation
+    snapshot = field_values(state)
+    with pytest.raises(IllegalAction) as raised:
+        rules.apply(state, seat, action)
+    assert raised.value.violation == violation
+    assert field_values(state) == snapshot, "a refused action changed the state"
+
+
+def field_values(state: Any) -> tuple[Any, ...]:
+    """A state's field values: a full snapshot, as states are frozen and made of values.
+
+    Compared with ``==``, this is as strict as comparing with a copy, and cheaper to take.
+    """
+    return tuple(getattr(state, name) for name in state.__dataclass_fields__)
+
+
+def check_cards_conserved(adapter: GameAdapter, state: Any, log: Sequence[Any]) -> None:
+    """Every card of the deck is in exactly one place."""
+    found = adapter.all_cards(state, log)
+    expected = adapter.deck()
+    # Counting leaves no zero counts, so the plain (and much faster) dict comparison is exact.
+    assert dict.__eq__(found, expected), (
+        f"cards missing {sorted(map(str, expected - found))}, "
+        f"extra {sorted(map(str, found - expected))}"
+    )
+
+
+def check_no_leaks(rules: Rules[Any, Any, Any], adapter: GameAdapter, state: Any) -> Views:
+    """No seat's view, and not the spectator's, shows a card hidden from it.
+
+    Returns:
+        the views checked, which the bots then play from.
+    """
+    views = {seat: rules.view(state, seat) for seat in (*range(rules.seats), None)}
+    for seat, view in views.items():
+        leaked = adapter.visible_cards(view) & adapter.hidden_cards(state, seat)
+        assert not leaked, f"view of seat {seat} shows {sorted(map(str, leaked))}"
+    return views
+
+
+def check_outcome(
+    rules: Rules[Any, Any, Any], adapter: GameAdapter, config: Any, state: Any
+) -> None:
+    """A finished game has an outcome that agrees with its scores."""
+    outcome = rules.outcome(state)
+    assert outcome is not None, "the game stopped without an outcome"
+    assert outcome.summary
+    adapter.check_outcome(config, state, outcome)
+
+
+def replay(rules: Rules[Any, Any, Any], seed: int, log: Sequence[tuple[int, Any]]) -> Any:
+    """The state reached by applying ``log`` to a new game of ``seed``."""
+    state = rules.new_game(seed)
+    for seat, action in log:
+        state = rules.apply(state, seat, action)
+    return state
+
+
+def check_replay(
+    rules: Rules[Any, Any, Any], seed: int, log: Sequence[tuple[int, Any]], final: Any
+) -> None:
+    """The seed and the action log rebuild the final state exactly."""
+    assert replay(rules, seed, log) == final, "replaying the log gave another state"
+
+
+def check_state(
+    rules: Rules[Any, Any, Any],
+    adapter: GameAdapter,
+    config: Any,
+    state: Any,
+    log: Sequence[tuple[int, Any]],
+) -> Views:
+    """The invariants that hold in every reachable state; returns the views checked."""
+    check_cards_conserved(adapter, state, log)
+    adapter.check_scores(config, state)
+    return check_no_leaks(rules, adapter, state)
+
+
+@dataclass
+class CheckedGame:
+    """One game under the checks: every move is verified before and after it is made."""
+
+    spec: GameSpec[Any, Any, Any, Any]
+    adapter: GameAdapter
+    config: Any
+    seed: int
+    rules: Rules[Any, Any, Any] = field(init=False)
+    state: Any = field(init=False)
+    views: Views = field(init=False)
+    log: list[tuple[int, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.rules = self.spec.make_rules(self.config)
+        self.state = self.rules.new_game(self.seed)
+        self.views = check_state(self.rules, self.adapter, self.config, self.state, self.log)
+
+    @property
+    def finished(self) -> bool:
+        """Whether nobody is left to act (checked against the outcome)."""
+        return not check_to_act(self.rules, self.state)
+
+    def step(self, choose: ChooseFn, rng: random.Random) -> None:
+        """Probe an illegal action, then make the move ``choose`` picks, checking all around."""
+        assert len(self.log) < MAX_STEPS, "the game does not end"
+        to_act = check_to_act(self.rules, self.state)
+        legal = check_legal_listing(self.rules, self.state, to_act)
+        check_illegal_rejected(self.rules, self.adapter, self.state, rng)
+        seat, action = choose(self.views, legal, rng)
+        self.apply(seat, action)
+
+    def apply(self, seat: int, action: Any) -> None:
+        """Make one legal move and check the state it leads to."""
+        after = self.rules.apply(self.state, seat, action)
+        self.log.append((seat, action))
+        self.adapter.check_transition(self.config, self.state, action, after)
+        self.state = after
+        self.views = check_state(self.rules, self.adapter, self.config, after, self.log)
+
+    def finish(self) -> None:
+        """The end-of-game checks: outcome, scores and replay."""
+        check_outcome(self.rules, self.adapter, self.config, self.state)
+        check_replay(self.rules, self.seed, self.log, self.state)
+
+    def describe(self) -> str:
+        """Enough to reproduce a failure: the config, the seed and the position reached."""
+        return f"config={self.config} seed={self.seed} after {len(self.log)} actions"
+
+
+@dataclass(frozen=True)
+class BotChooser:
+    """Any seat to act (simultaneous moves in random order) plays its own seat's bot."""
+
+    bots: Sequence[Bot[Any, Any]]
+
+    def __call__(
+        self, views: Views, legal: Mapping[int, Sequence[Any]], rng: random.Random
+    ) -> tuple[int, Any]:
+        seat = rng.choice(sorted(legal))
+        return seat, self.bots[seat].choose(views[seat], legal[seat], rng)
+
+
+def registered_games() -> list[str]:
+    """The registry names, sorted, for parametrizing."""
+    return sorted(REGISTRY)

@@ -1,0 +1,70 @@
+"""Record one golden game per registered game: ``python -m tests.golden.record`` (``make golden``).
+
+Run it only after an intended rules change, and read the diff: every changed line is a change
+in what some seat sees. Bots choose the moves here; the golden test never runs the bots, it
+replays the recorded actions, so a change in a bot does not break the golden files.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from engine_service.games import REGISTRY
+from engine_service.games.hearts.config import HeartsConfig
+from tests.golden.render import transcript
+
+GOLDEN_DIR: Final = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Recording:
+    """What to record for one game: the rules, the seed and the bot in every seat."""
+
+    config: Any
+    seed: int
+    bot: str
+
+
+RECORDINGS: Final = {
+    # Target 40 keeps the file small (~140 KB). This game reaches 40 after four hands and plays
+    # a fifth because a non-leader had a perfect hand (H-R15).
+    "hearts": Recording(HeartsConfig(target=40), seed=2024, bot="heuristic"),
+}
+
+
+def golden_path(name: str) -> Path:
+    return GOLDEN_DIR / f"{name}.txt"
+
+
+def play(name: str, recording: Recording) -> list[tuple[int, Any]]:
+    """The actions of a game with ``recording.bot`` in every seat (simultaneous: lowest first)."""
+    spec = REGISTRY[name]
+    rules = spec.make_rules(recording.config)
+    bot = spec.bots[recording.bot]
+    rng = random.Random(recording.seed)
+    state = rules.new_game(recording.seed)
+    actions = []
+    while seats := rules.current_seats(state):
+        seat = seats[0]
+        action = bot.choose(rules.view(state, seat), rules.legal_actions(state, seat), rng)
+        actions.append((seat, action))
+        state = rules.apply(state, seat, action)
+    return actions
+
+
+def main() -> None:
+    for name in sorted(REGISTRY):
+        if name not in RECORDINGS:
+            raise SystemExit(f"no Recording for {name!r}: add one to RECORDINGS in {__file__}")
+        recording = RECORDINGS[name]
+        lines = transcript(name, recording.config, recording.seed, play(name, recording))
+        path = golden_path(name)
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        print(f"wrote {path}: {len(lines)} lines, {path.stat().st_size} bytes")
+
+
+if __name__ == "__main__":
+    main()

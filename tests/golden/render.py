@@ -1,0 +1,119 @@
+"""Golden-game text: each view as one compact, deterministic line, and a game as a transcript.
+
+A view line lists every field of the view dataclass under a short per-game label, so a field
+added to a view without a label here fails loudly instead of going unrecorded. Values print as:
+cards ``2C,QS``; a trick ``leader:cards``; numbers per seat ``3,0,13,10``; per-hand rows joined
+by ``/``; ``-`` for nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from engine_service.core.cards import Card
+from engine_service.games import REGISTRY
+from engine_service.games.hearts.actions import parse_action
+from engine_service.games.hearts.state import Trick
+from tests.conformance.options import option_texts
+
+HEADER: Final = "# Golden game, checked by tests/golden/test_golden.py. Rewrite: make golden"
+
+
+@dataclass(frozen=True)
+class GameFormat:
+    """How one game's golden file reads and writes: view labels and the action parser."""
+
+    labels: Mapping[str, str]
+    """A short label for every field of the game's view, in the order they are written."""
+
+    parse_action: Callable[[str], Any]
+    """Reads the ``str()`` form of an action back."""
+
+
+FORMATS: Final[Mapping[str, GameFormat]] = {
+    "hearts": GameFormat(
+        labels={
+            "seat": "seat",
+            "phase": "phase",
+            "hand_number": "deal",
+            "pass_direction": "pass",
+            "to_act": "act",
+            "hand": "hand",
+            "passed": "passed",
+            "received": "got",
+            "pass_submitted": "chosen",
+            "trick": "trick",
+            "last_trick": "last",
+            "tricks_played": "tricks",
+            "hearts_broken": "broken",
+            "tricks_won": "won",
+            "points_taken": "pts",
+            "hand_scores": "scores",
+            "totals": "totals",
+            "target": "target",
+            "winners": "winners",
+        },
+        parse_action=parse_action,
+    ),
+}
+"""One format per registered game; ``test_golden.py`` fails for a game missing here."""
+
+
+def value_text(value: object) -> str:
+    """One view value in the compact form described in the module docstring."""
+    if value is None or value == ():
+        return "-"
+    if isinstance(value, bool):
+        return "y" if value else "n"
+    if isinstance(value, Card):
+        return str(value)
+    if isinstance(value, enum.Enum):
+        return value.name.lower()
+    if isinstance(value, Trick):
+        return f"{value.leader}:{value_text(value.cards)}"
+    if isinstance(value, tuple) and isinstance(value[0], tuple):
+        return "/".join(value_text(row) for row in value)
+    if isinstance(value, tuple):
+        return ",".join(value_text(item) for item in value)
+    return str(value)
+
+
+def view_line(name: str, view: Any) -> str:
+    """Every field of ``view`` as ``label=value``; unknown fields raise ``KeyError``."""
+    labels = FORMATS[name].labels
+    fields = [item.name for item in dataclasses.fields(view)]
+    unlabelled = set(fields) - set(labels)
+    if unlabelled:
+        raise KeyError(f"{name} view fields without a golden label: {sorted(unlabelled)}")
+    return " ".join(
+        f"{label}={value_text(getattr(view, field))}" for field, label in labels.items()
+    )
+
+
+def transcript(name: str, config: Any, seed: int, actions: Sequence[tuple[int, Any]]) -> list[str]:
+    """The golden text of a game: its rules and seed, then each step, then the outcome.
+
+    Each step shows the actor's view before it acts, the action, and the spectator's view after.
+    """
+    rules = REGISTRY[name].make_rules(config)
+    lines = [HEADER, f"game {name}"]
+    lines += [f"option {key}={text}" for key, text in option_texts(config).items()]
+    lines.append(f"seed {seed}")
+    state = rules.new_game(seed)
+    lines.append(f"start: {view_line(name, rules.view(state, None))}")
+    for number, (seat, action) in enumerate(actions, 1):
+        lines.append(f"step {number}: seat {seat} {action}")
+        lines.append(f"  saw: {view_line(name, rules.view(state, seat))}")
+        state = rules.apply(state, seat, action)
+        lines.append(f"  table: {view_line(name, rules.view(state, None))}")
+    outcome = rules.outcome(state)
+    if outcome is None:
+        lines.append("outcome: none (the game is not over)")
+    else:
+        winners, scores = value_text(outcome.winners), value_text(outcome.scores)
+        lines.append(f"outcome: winners={winners} scores={scores} {outcome.summary}")
+    return lines
