@@ -14,8 +14,11 @@ from typing import Any
 
 import pytest
 
+from engine_service.codec.record import decode_record, encode_record
+from engine_service.codec.registry import CODECS
 from engine_service.core.errors import IllegalAction, RuleViolation
 from engine_service.core.protocol import Bot, GameSpec, Rules
+from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
 from engine_service.games import REGISTRY
 from tests.conformance.adapter import GameAdapter
 from tests.conformance.game_adapters import ADAPTERS
@@ -108,6 +111,17 @@ def check_no_leaks(rules: Rules[Any, Any, Any], adapter: GameAdapter, state: Any
     return views
 
 
+def check_codec_round_trip(
+    spec: GameSpec[Any, Any, Any, Any], config: Any, seed: int, state: Any, action: Any
+) -> None:
+    """The stored snapshot and the action's message decode back to equal values."""
+    seats = tuple(SeatRecord(PlayerKind.HUMAN, bytes(32)) for _ in range(spec.seats))
+    record = GameRecord(spec.name, config, seed, seats, state)
+    assert decode_record(encode_record(record)) == record, "the snapshot does not round-trip"
+    codec = CODECS[spec.name]
+    assert codec.decode_action(codec.encode_action(action)) == action, f"{action} changed"
+
+
 def check_outcome(
     rules: Rules[Any, Any, Any], adapter: GameAdapter, config: Any, state: Any
 ) -> None:
@@ -183,6 +197,7 @@ class CheckedGame:
         after = self.rules.apply(self.state, seat, action)
         self.log.append((seat, action))
         self.adapter.check_transition(self.config, self.state, action, after)
+        check_codec_round_trip(self.spec, self.config, self.seed, after, action)
         self.state = after
         self.views = check_state(self.rules, self.adapter, self.config, after, self.log)
 

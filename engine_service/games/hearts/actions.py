@@ -6,7 +6,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
+from itertools import combinations
+from typing import overload
 
 from engine_service.core.cards import Card, cards_in, format_cards, mask_of
 
@@ -58,6 +62,44 @@ class PlayCard:
 
 
 HeartsAction = PassCards | PlayCard
+
+
+class PassChoices(Sequence[PassCards]):
+    """Every pass of ``PASS_SIZE`` cards from a hand, built only when asked for.
+
+    A hand of 13 has 286 possible passes; a bot picking one by index should not pay for
+    building the other 285, so items are made on demand from a shared table of index triples.
+
+    >>> choices = PassChoices(mask_of(Card.parse(c) for c in "2C 3C 4C 5C".split()), 3)
+    >>> len(choices), str(choices[0]), str(choices[-1])
+    (4, 'pass 2C 3C 4C', 'pass 3C 4C 5C')
+    """
+
+    __slots__ = ("_bits", "_combos")
+
+    def __init__(self, hand: int, size: int) -> None:
+        self._bits = tuple(card.bit for card in cards_in(hand))
+        self._combos = _combinations(len(self._bits), size)
+
+    def __len__(self) -> int:
+        return len(self._combos)
+
+    @overload
+    def __getitem__(self, index: int) -> PassCards: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[PassCards]: ...
+    def __getitem__(self, index: int | slice) -> PassCards | Sequence[PassCards]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        mask = 0
+        for position in self._combos[index]:
+            mask |= self._bits[position]
+        return PassCards(mask)
+
+
+@cache
+def _combinations(count: int, size: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(combinations(range(count), size))
 
 
 def parse_action(text: str) -> HeartsAction:

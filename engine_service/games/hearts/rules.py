@@ -7,6 +7,7 @@ legal moves and the check of a submitted move both use it, so they cannot disagr
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Final
 
@@ -21,7 +22,7 @@ from engine_service.core.cards import (
 )
 from engine_service.core.errors import IllegalAction, RuleViolation
 from engine_service.core.protocol import Outcome
-from engine_service.games.hearts.actions import HeartsAction, PassCards, PlayCard
+from engine_service.games.hearts.actions import HeartsAction, PassCards, PassChoices, PlayCard
 from engine_service.games.hearts.config import AllHeartsLead, FirstTrickBan, HeartsConfig
 from engine_service.games.hearts.scoring import (
     HEARTS_MASK,
@@ -132,18 +133,12 @@ class HeartsRules:
             return QUEEN_OF_SPADES.bit | HEARTS_MASK
         return QUEEN_OF_SPADES.bit
 
-    def legal_actions(self, state: HeartsState, seat: int) -> tuple[HeartsAction, ...]:
+    def legal_actions(self, state: HeartsState, seat: int) -> Sequence[HeartsAction]:
         """Every pass of 3 cards while passing, or every playable card on ``seat``'s turn."""
         if seat not in self.current_seats(state):
             return ()
         if state.phase is Phase.PASSING:
-            hand = tuple(cards_in(state.hands[seat]))
-            return tuple(
-                PassCards(a.bit | b.bit | c.bit)
-                for i, a in enumerate(hand)
-                for j, b in enumerate(hand[i + 1 :], i + 1)
-                for c in hand[j + 1 :]
-            )
+            return PassChoices(state.hands[seat], PASS_SIZE)
         return tuple(PlayCard(card) for card in cards_in(self.playable(state, seat)))
 
     def check(self, state: HeartsState, seat: int, action: HeartsAction) -> RuleViolation | None:
