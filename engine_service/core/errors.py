@@ -42,9 +42,7 @@ class IllegalAction(EngineError):
     """A well-formed action that the rules forbid now (FAILED_PRECONDITION)."""
 
     def __init__(self, violation: RuleViolation) -> None:
-        super().__init__(
-            f"{violation.rule_id} {violation.reason}: {violation.message}", violation.reason
-        )
+        super().__init__(violation.message, violation.reason)
         self.violation = violation
 
 
