@@ -105,8 +105,10 @@ def test_h_r5_apply_of_banned_queen_raises_and_leaves_the_state_equal() -> None:
     rules = HeartsRules()
     state = play(rules, POSITIONS["first trick, void (H-R5)"], "3D")
     before = copy.deepcopy(state)
-    with pytest.raises(IllegalAction, match="H-R5 QUEEN_OF_SPADES_ON_FIRST_TRICK"):
+    with pytest.raises(IllegalAction) as raised:
         rules.apply(state, 3, PlayCard.parse("play QS"))
+    violation = raised.value.violation
+    assert (violation.reason, violation.rule_id) == ("QUEEN_OF_SPADES_ON_FIRST_TRICK", "H-R5")
     assert state == before
     assert rules.apply(state, 3, PlayCard.parse("play 3S")) != before
 
