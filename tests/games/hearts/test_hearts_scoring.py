@@ -208,11 +208,13 @@ LEADER_CHANGES = ((60, 55, 80, 95), (0, 20, 0, 6))  # totals after: 60 75 80 101
 
 
 def test_h_r15a_leader_evaluated_after_scoring_by_default() -> None:
+    # H-R15a
     assert HeartsConfig().leader_evaluated is LeaderEvaluated.AFTER_SCORING
     is_over(end_hand(SPECIAL, *LEADER_CHANGES), (0,))
 
 
 def test_h_r15a_leader_evaluated_before_scoring_option() -> None:
+    # H-R15a
     rules = HeartsRules(HeartsConfig(leader_evaluated=LeaderEvaluated.BEFORE_SCORING))
     plays_on(end_hand(rules, *LEADER_CHANGES))
     is_over(end_hand(rules, (50, 70, 70, 95), (0, 0, 13, 13)), (0,))
@@ -222,6 +224,7 @@ HAND_OPENER = HeartsRules(HeartsConfig(perfect_hand_exempt=PerfectHandExempt.HAN
 
 
 def test_h_r15b_hand_opener_option_exempts_whoever_led_the_first_trick() -> None:
+    # H-R15b
     is_over(end_hand(HAND_OPENER, *NON_LEADER_PERFECT, opener=1), (0,))
     plays_on(end_hand(HAND_OPENER, *NON_LEADER_PERFECT, opener=0))
     plays_on(end_hand(HAND_OPENER, *NON_LEADER_PERFECT, opener=3))
@@ -230,6 +233,7 @@ def test_h_r15b_hand_opener_option_exempts_whoever_led_the_first_trick() -> None
 
 
 def test_h_r15b_opener_is_the_holder_of_two_of_clubs_after_the_pass() -> None:
+    # H-R15b
     state = SPECIAL.new_game(17)
     for seat in range(4):
         state = SPECIAL.apply(state, seat, PassCards.of(*list(cards_in(state.hands[seat]))[:3]))
@@ -242,10 +246,12 @@ MOON = ((40, 70, 75, 90), (0, 26, 0, 0))  # totals after: 53 70 88 103
 
 
 def test_h_r15c_moon_counts_as_perfect_by_default() -> None:
+    # H-R15c
     plays_on(end_hand(SPECIAL, *MOON))
 
 
 def test_h_r15c_moon_counts_as_perfect_option_off() -> None:
+    # H-R15c
     rules = HeartsRules(HeartsConfig(moon_counts_as_perfect=False))
     is_over(end_hand(rules, *MOON), (0,))
 
