@@ -12,7 +12,7 @@ from functools import cache
 from itertools import combinations
 from typing import overload
 
-from engine_service.core.cards import Card, cards_in, format_cards, mask_of
+from engine_service.core.cards import DECK_SIZE, Card, cards_in, format_cards, mask_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +20,10 @@ class PassCards:
     """Choose the cards to pass this hand (H-R2). ``mask`` is the chosen cards' bitmask."""
 
     mask: int
+
+    def __post_init__(self) -> None:
+        if self.mask < 0 or self.mask >> DECK_SIZE:
+            raise ValueError(f"not a set of cards: {self.mask:#x}")
 
     @staticmethod
     def of(*cards: Card) -> PassCards:

@@ -178,3 +178,8 @@ def test_h_r2_keep_hand_starts_with_play_and_no_pass() -> None:
     assert state.phase is Phase.PLAYING
     assert RULES.current_seats(state) == (state.opener,)
     assert reason(state, 0, lowest_three(state, 0)) == ("NOT_PASSING_NOW", "H-R2")
+
+
+def test_h_r2_a_pass_holds_only_cards_of_the_deck() -> None:
+    with pytest.raises(ValueError, match="not a set of cards"):
+        PassCards(1 << 52)
