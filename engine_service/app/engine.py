@@ -171,8 +171,7 @@ class Engine:
             raise VersionConflict(expected_version, stored.version)
         rules = spec.make_rules(record.config)
         state = rules.apply(record.state, seat, action)
-        version = stored.version + 1
-        state, bot_moves = self._run_bots(spec, rules, record, state, version)
+        state, bot_moves = self._run_bots(spec, rules, record, state, stored.version + 1)
         record = replace(record, state=state)
         snapshot = encode_record(record)
         log = [encode_log_entry(record.game_type, seat, action)]

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Final
 
-from engine_service.core.cards import ACE, KING, SUIT_SIZE, Card, Suit
+from engine_service.core.cards import ACE, KING, SUIT_SIZE, Card, Suit, mask_of
 from engine_service.games.hearts.actions import HeartsAction, PassCards, PlayCard
+from engine_service.games.hearts.scoring import QUEEN_OF_SPADES, trick_points
 from engine_service.games.hearts.view import HeartsView
-
-QUEEN_OF_SPADES: Final = Card.parse("QS")
 
 
 def _danger(card: Card) -> int:
@@ -27,10 +25,6 @@ def _danger(card: Card) -> int:
     if card.suit is Suit.HEARTS:
         return 40 + card.rank
     return card.rank
-
-
-def _points(card: Card) -> int:
-    return 13 if card == QUEEN_OF_SPADES else int(card.suit is Suit.HEARTS)
 
 
 class HeartsHeuristicBot:
@@ -53,7 +47,7 @@ class HeartsHeuristicBot:
             return PlayCard(max(cards, key=lambda c: (_danger(c), c.rank)))
         top = max(c for c in trick if c // SUIT_SIZE == led)
         last_to_play = len(trick) == 3
-        if last_to_play and not any(_points(c) for c in trick):
+        if last_to_play and not trick_points(mask_of(trick)):
             safe = [c for c in following if c != QUEEN_OF_SPADES]
             return PlayCard(max(safe or following))
         under = [c for c in following if c < top]

@@ -213,36 +213,62 @@ def _assert_rule_break(failure, reason: str, rule_id: str) -> None:
     assert precondition.violations[0].subject == rule_id
 
 
+def _assert_refused(stub, redis_client, game_id, token, action, version, reason, rule_id):
+    """Seat 0's ``action`` is refused with ``reason``/``rule_id`` and the stored game stays."""
+    before = stored(redis_client, game_id)
+    failure = failure_of(lambda: submit(stub, game_id, 0, token, action, version))
+    _assert_rule_break(failure, reason, rule_id)
+    assert stored(redis_client, game_id) == before
+
+
 def test_h_r2_wrong_pass_size_is_failed_precondition(stub, redis_client, game):
     game_id, tokens = game
     seat_view = view(stub, game_id, 0, tokens[0])
-    before = stored(redis_client, game_id)
     two_cards = pass_cards(list(seat_view.hearts.hand[:2]))
-    failure = failure_of(lambda: submit(stub, game_id, 0, tokens[0], two_cards, seat_view.version))
-    _assert_rule_break(failure, "WRONG_PASS_SIZE", "H-R2")
-    assert stored(redis_client, game_id) == before
+    _assert_refused(
+        stub,
+        redis_client,
+        game_id,
+        tokens[0],
+        two_cards,
+        seat_view.version,
+        "WRONG_PASS_SIZE",
+        "H-R2",
+    )
 
 
 def test_h_r2_playing_before_the_pass_is_failed_precondition(stub, redis_client, game):
     game_id, tokens = game
     seat_view = view(stub, game_id, 0, tokens[0])
-    before = stored(redis_client, game_id)
     card = seat_view.hearts.hand[0]
     action = play(card.rank, card.suit)
-    failure = failure_of(lambda: submit(stub, game_id, 0, tokens[0], action, seat_view.version))
-    _assert_rule_break(failure, "PASSING_NOT_FINISHED", "H-R2")
-    assert stored(redis_client, game_id) == before
+    _assert_refused(
+        stub,
+        redis_client,
+        game_id,
+        tokens[0],
+        action,
+        seat_view.version,
+        "PASSING_NOT_FINISHED",
+        "H-R2",
+    )
 
 
 def test_h_r1_card_not_in_hand_is_failed_precondition(stub, redis_client, game):
     game_id, tokens = game
     seat_view = view(stub, game_id, 0, tokens[0])
     others = view(stub, game_id, 1, tokens[1]).hearts.hand
-    before = stored(redis_client, game_id)
     action = pass_cards(list(others[:3]))
-    failure = failure_of(lambda: submit(stub, game_id, 0, tokens[0], action, seat_view.version))
-    _assert_rule_break(failure, "CARD_NOT_IN_HAND", "H-R1")
-    assert stored(redis_client, game_id) == before
+    _assert_refused(
+        stub,
+        redis_client,
+        game_id,
+        tokens[0],
+        action,
+        seat_view.version,
+        "CARD_NOT_IN_HAND",
+        "H-R1",
+    )
 
 
 def test_illegal_play_names_the_rule_and_changes_nothing(stub, redis_client, playing):
