@@ -1,0 +1,1 @@
+"""Guandan: two decks with jokers, fixed partners, levels, tribute and wild level cards."""
