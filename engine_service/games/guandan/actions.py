@@ -71,6 +71,6 @@ def parse_action(text: str) -> GuandanAction:
     words = text.split()
     if words == ["pass"]:
         return PassTurn()
-    if len(words) == 2 and words[0] == "return":  # noqa: PLR2004 - the verb and one card
+    if len(words) == 2 and words[0] == "return":
         return ReturnCard(parse_kind(words[1]))
     return PlayCards.parse(text)
