@@ -1,0 +1,164 @@
+"""The position of a Klaberjass game: an immutable value rebuilt by every action.
+
+Seats are 0 and 1. Hands, the stock and the cards each seat has played are bitmasks of core
+card numbers; the shuffled order of a deal is never stored, it is derived again from the seed
+and the deal number when the second packet is dealt (K-R10).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from engine_service.core.cards import Card, Suit
+from engine_service.games.klaberjass.cards import beats
+
+SEATS = 2
+FIRST_PACKET = 6  # K-R4: 6 cards each, in two packets of 3
+HAND_SIZE = 9  # K-R10
+TRICKS = 9  # K-R16
+
+
+class Phase(IntEnum):
+    """Where the game stands."""
+
+    BIDDING_TURNED_SUIT = 1  # K-R5
+    BIDDING_OTHER_SUIT = 2  # K-R6
+    DIX = 3  # K-R11
+    PLAYING = 4  # K-R16 .. K-R19
+    GAME_OVER = 5  # K-R21
+
+
+@dataclass(frozen=True, slots=True)
+class Bid:
+    """One bidding decision: ``suit`` is the trump taken, ``None`` a pass (K-R5, K-R6)."""
+
+    seat: int
+    round: int
+    suit: Suit | None
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """A trick: who led it and the cards played so far, in play order."""
+
+    leader: int
+    cards: tuple[Card, ...] = ()
+
+    def seat_of(self, index: int) -> int:
+        """The seat that played the ``index``-th card."""
+        return (self.leader + index) % SEATS
+
+    def winner(self, trump: Suit) -> int | None:
+        """The seat taking a complete trick, ``None`` before both have played (K-R19)."""
+        if len(self.cards) < SEATS:
+            return None
+        return self.seat_of(1 if beats(self.cards[1], self.cards[0], trump) else 0)
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceResult:
+    """The sequence comparison of a deal (K-R12, K-R13), public once the first trick ends.
+
+    Attributes:
+        winner: the seat whose sequence is best, ``None`` when no sequence scores.
+        cards: the scoring sequences' cards, shown to both seats.
+        points: what they are worth (20 or 50 each).
+    """
+
+    winner: int | None
+    cards: tuple[Card, ...] = ()
+    points: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DealResult:
+    """One finished deal, for the deal history.
+
+    Attributes:
+        dealer: who dealt.
+        maker: who chose trump; ``None`` when both passed twice and the hand was thrown in.
+        trump: the trump suit, ``None`` for a thrown-in hand.
+        points: each seat's deal total before the maker rule (K-R20).
+        scores: what each seat added to its running total.
+    """
+
+    dealer: int
+    maker: int | None
+    trump: Suit | None
+    points: tuple[int, int]
+    scores: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class KlaberjassState:
+    """Everything about a Klaberjass game, hidden parts included; views copy from it.
+
+    Attributes:
+        seed: the shuffle seed; secret, it would reveal every hand.
+        phase: bidding (two rounds), dix, playing or over.
+        deal_number: 0-based count of deals, thrown-in ones included; with the seed it fixes
+            the shuffle.
+        dealer: this deal's dealer; the other seat is the non-dealer (elder).
+        to_move: the seat to act while bidding or deciding the dix.
+        hands: each seat's cards as a bitmask.
+        stock: undealt cards as a bitmask (the turn-up card is not in it).
+        turn_up: the turned-up card (K-R4); after a dix swap, the trump 7 that replaced it.
+        bottom: the bottom card of the stock, shown once the deal is complete (K-R10).
+        bids: this deal's bidding, oldest first.
+        trump: the trump suit once chosen.
+        maker: the seat that chose trump (K-R9).
+        dix_by: the seat that swapped the trump 7 for the turn-up card, if any (K-R11).
+        meld_hands: each seat's nine cards when play began, for the sequences (K-R12).
+        declared: whether each seat declared its sequences (K-R14; automatic by default).
+        sequences: the sequence comparison, set when the first trick ends.
+        trick: the trick being played.
+        last_trick: the previous complete trick of this deal.
+        tricks_played: complete tricks in this deal.
+        tricks_won: tricks taken by each seat in this deal.
+        card_points: card points taken by each seat, last-trick bonus included (K-R3, K-R19).
+        played: each seat's cards already played in this deal.
+        bella_by: the seat that scored bella this deal, if any (K-R15).
+        totals: running totals (K-R20).
+        deals: every finished or thrown-in deal, oldest first.
+        winners: the winning seat once the game is over.
+    """
+
+    seed: int
+    phase: Phase
+    deal_number: int
+    dealer: int
+    to_move: int
+    hands: tuple[int, int]
+    stock: int
+    turn_up: Card
+    bottom: Card | None
+    bids: tuple[Bid, ...]
+    trump: Suit | None
+    maker: int | None
+    dix_by: int | None
+    meld_hands: tuple[int, int]
+    declared: tuple[bool, bool]
+    sequences: SequenceResult | None
+    trick: Trick
+    last_trick: Trick | None
+    tricks_played: int
+    tricks_won: tuple[int, int]
+    card_points: tuple[int, int]
+    played: tuple[int, int]
+    bella_by: int | None
+    totals: tuple[int, int]
+    deals: tuple[DealResult, ...]
+    winners: tuple[int, ...] = ()
+
+    @property
+    def elder(self) -> int:
+        """The non-dealer: first to bid, first to lead (K-R5, K-R16)."""
+        return 1 - self.dealer
+
+    @property
+    def turn(self) -> int:
+        """The seat to act now: the bidder or dix decider, else the next to play."""
+        if self.phase is Phase.PLAYING:
+            return self.trick.seat_of(len(self.trick.cards))
+        return self.to_move
