@@ -6,6 +6,10 @@ from collections.abc import Mapping
 from typing import Final
 
 from engine_service.codec.hearts import HeartsCodec
+from engine_service.codec.klaberjass import KlaberjassCodec
 from engine_service.codec.protocol import GameCodec
 
-CODECS: Final[Mapping[str, GameCodec]] = {"hearts": HeartsCodec()}
+CODECS: Final[Mapping[str, GameCodec]] = {
+    "hearts": HeartsCodec(),
+    "klaberjass": KlaberjassCodec(),
+}

@@ -11,5 +11,9 @@ from typing import Any, Final
 
 from engine_service.core.protocol import GameSpec
 from engine_service.games.hearts.spec import HEARTS
+from engine_service.games.klaberjass.spec import KLABERJASS
 
-REGISTRY: Final[Mapping[str, GameSpec[Any, Any, Any, Any]]] = {HEARTS.name: HEARTS}
+REGISTRY: Final[Mapping[str, GameSpec[Any, Any, Any, Any]]] = {
+    HEARTS.name: HEARTS,
+    KLABERJASS.name: KLABERJASS,
+}

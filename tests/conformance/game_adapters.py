@@ -12,5 +12,9 @@ from typing import Final
 
 from tests.conformance.adapter import GameAdapter
 from tests.conformance.hearts_adapter import HeartsAdapter
+from tests.conformance.klaberjass_adapter import KlaberjassAdapter
 
-ADAPTERS: Final[Mapping[str, GameAdapter]] = {"hearts": HeartsAdapter()}
+ADAPTERS: Final[Mapping[str, GameAdapter]] = {
+    "hearts": HeartsAdapter(),
+    "klaberjass": KlaberjassAdapter(),
+}

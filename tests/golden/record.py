@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from engine_service.games import REGISTRY
 from engine_service.games.hearts.config import HeartsConfig
+from engine_service.games.klaberjass.config import KlaberjassConfig
 from tests.golden.render import transcript
 
 GOLDEN_DIR: Final = Path(__file__).resolve().parent
@@ -32,6 +33,9 @@ RECORDINGS: Final = {
     # Target 40 keeps the file small (~140 KB). This game reaches 40 after four hands and plays
     # a fifth because a non-leader had a perfect hand (H-R15).
     "hearts": Recording(HeartsConfig(target=40), seed=2024, bot="heuristic"),
+    # The default game to 500: eight deals, two thrown in (K-R7), a dix swap (K-R11), bella
+    # (K-R15) and two deals the maker lost (K-R20).
+    "klaberjass": Recording(KlaberjassConfig(), seed=2046, bot="heuristic"),
 }
 
 

@@ -2,8 +2,9 @@
 
 A view line lists every field of the view dataclass under a short per-game label, so a field
 added to a view without a label here fails loudly instead of going unrecorded. Values print as:
-cards ``2C,QS``; a trick ``leader:cards``; numbers per seat ``3,0,13,10``; per-hand rows joined
-by ``/``; ``-`` for nothing.
+cards ``2C,QS``; a small record (a trick, a bid) its fields joined by ``:`` (a trick
+``leader:cards``); numbers per seat ``3,0,13,10``; rows (per hand, per seat, records) joined by
+``/``; ``-`` for nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any, Final
 from engine_service.core.cards import Card
 from engine_service.games import REGISTRY
 from engine_service.games.hearts.actions import parse_action
-from engine_service.games.hearts.state import Trick
+from engine_service.games.klaberjass.actions import parse_action as parse_klaberjass_action
 from tests.conformance.options import option_texts
 
 HEADER: Final = "# Golden game, checked by tests/golden/test_golden.py. Rewrite: make golden"
@@ -59,6 +60,36 @@ FORMATS: Final[Mapping[str, GameFormat]] = {
         },
         parse_action=parse_action,
     ),
+    "klaberjass": GameFormat(
+        labels={
+            "seat": "seat",
+            "phase": "phase",
+            "deal_number": "deal",
+            "dealer": "dealer",
+            "to_act": "act",
+            "hand": "hand",
+            "hand_sizes": "sizes",
+            "turn_up": "up",
+            "bottom": "bottom",
+            "bids": "bids",
+            "trump": "trump",
+            "maker": "maker",
+            "dix_by": "dix",
+            "sequences": "seq",
+            "trick": "trick",
+            "last_trick": "last",
+            "tricks_played": "tricks",
+            "tricks_won": "won",
+            "card_points": "pts",
+            "played": "played",
+            "bella_by": "bella",
+            "totals": "totals",
+            "deals": "deals",
+            "target": "target",
+            "winners": "winners",
+        },
+        parse_action=parse_klaberjass_action,
+    ),
 }
 """One format per registered game; ``test_golden.py`` fails for a game missing here."""
 
@@ -73,9 +104,11 @@ def value_text(value: object) -> str:
         return str(value)
     if isinstance(value, enum.Enum):
         return value.name.lower()
-    if isinstance(value, Trick):
-        return f"{value.leader}:{value_text(value.cards)}"
-    if isinstance(value, tuple) and isinstance(value[0], tuple):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return ":".join(value_text(getattr(value, item.name)) for item in dataclasses.fields(value))
+    if isinstance(value, tuple) and (
+        isinstance(value[0], tuple) or dataclasses.is_dataclass(value[0])
+    ):
         return "/".join(value_text(row) for row in value)
     if isinstance(value, tuple):
         return ",".join(value_text(item) for item in value)

@@ -102,3 +102,22 @@ def stored(client: redis.Redis, game_id: str) -> dict[bytes, bytes]:
 
 def tokens_of(created: Any) -> dict[int, str]:
     return {t.seat: t.token for t in created.seat_tokens}
+
+
+def assert_rule_break(failure: RpcFailure, reason: str, rule_id: str) -> None:
+    """A FAILED_PRECONDITION that names the broken rule in ErrorInfo and PreconditionFailure."""
+    assert failure.code is grpc.StatusCode.FAILED_PRECONDITION
+    assert failure.reason == reason
+    assert failure.metadata["ruleId"] == rule_id
+    precondition = next(
+        d for d in failure.details if isinstance(d, error_details_pb2.PreconditionFailure)
+    )
+    assert precondition.violations[0].type == "RULE"
+    assert precondition.violations[0].subject == rule_id
+
+
+def assert_invalid_field(failure: RpcFailure, field: str) -> None:
+    """An INVALID_ARGUMENT whose first BadRequest violation names ``field``."""
+    assert (failure.code, failure.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_FIELD")
+    bad_request = next(d for d in failure.details if isinstance(d, error_details_pb2.BadRequest))
+    assert bad_request.field_violations[0].field == field

@@ -11,6 +11,7 @@ from google.rpc import error_details_pb2
 from tests.service.rpc_helpers import (
     HUMAN,
     RANDOM,
+    assert_rule_break,
     create,
     failure_of,
     stored,
@@ -202,22 +203,11 @@ def test_a_human_cannot_act_for_a_bot_seat(stub, playing):
 # -- FAILED_PRECONDITION: rule breaks --------------------------------------------------------
 
 
-def _assert_rule_break(failure, reason: str, rule_id: str) -> None:
-    assert failure.code is grpc.StatusCode.FAILED_PRECONDITION
-    assert failure.reason == reason
-    assert failure.metadata["ruleId"] == rule_id
-    precondition = next(
-        d for d in failure.details if isinstance(d, error_details_pb2.PreconditionFailure)
-    )
-    assert precondition.violations[0].type == "RULE"
-    assert precondition.violations[0].subject == rule_id
-
-
 def _assert_refused(stub, redis_client, game_id, token, action, version, reason, rule_id):
     """Seat 0's ``action`` is refused with ``reason``/``rule_id`` and the stored game stays."""
     before = stored(redis_client, game_id)
     failure = failure_of(lambda: submit(stub, game_id, 0, token, action, version))
-    _assert_rule_break(failure, reason, rule_id)
+    assert_rule_break(failure, reason, rule_id)
     assert stored(redis_client, game_id) == before
 
 

@@ -8,7 +8,15 @@ broken rule's ID). ``cardengine_client.terminal`` is a playable terminal game bu
 ...     game = client.create_game("hearts", ["human", "heuristic", "heuristic", "heuristic"])
 """
 
-from cardengine_client.actions import hearts_pass, hearts_play
+from cardengine_client.actions import (
+    hearts_pass,
+    hearts_play,
+    klaberjass_dix,
+    klaberjass_pass,
+    klaberjass_play,
+    klaberjass_trump,
+    parse_suit,
+)
 from cardengine_client.cards import (
     card_sort_key,
     format_card,
@@ -55,7 +63,12 @@ __all__ = [
     "from_status",
     "hearts_pass",
     "hearts_play",
+    "klaberjass_dix",
+    "klaberjass_pass",
+    "klaberjass_play",
+    "klaberjass_trump",
     "parse_card",
     "parse_cards",
+    "parse_suit",
     "player_type",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
@@ -50,3 +50,32 @@ def seat_names(view: game_pb2.GameView, seats: Iterable[int]) -> str:
 def player_label(player_type: game_pb2.PlayerType.ValueType) -> str:
     """A short label for who sits in a seat."""
     return _PLAYER_LABELS.get(player_type, "unknown")
+
+
+def score_table(
+    view: game_pb2.GameView,
+    totals: Sequence[int],
+    last: Sequence[int],
+    current: Sequence[str] | None,
+    round_name: str,
+) -> list[str]:
+    """A score table, one row per seat: running total, last completed round, this round.
+
+    Args:
+        view: the view, for seat names.
+        totals: per seat, the running total.
+        last: per seat, the last completed round's score; empty before the first.
+        current: per seat, how this round stands (e.g. ``"13 pts, 2 tricks"``), or ``None``
+            for no such column.
+        round_name: what a round is called in this game (``"hand"``, ``"deal"``); the
+            last-round column is nine characters wide.
+    """
+    header = f"{'Scores:':10}{'total':>5}  {'last ' + round_name:>9}"
+    lines = [header + (f"  this {round_name}" if current is not None else "")]
+    for seat, total in enumerate(totals):
+        last_score = f"{last[seat]:9}" if seat < len(last) else " " * 9
+        line = f"  {seat_name(view, seat):8}{total:5}  {last_score}"
+        if current is not None and seat < len(current):
+            line += f"  {current[seat]}"
+        lines.append(line.rstrip())
+    return lines

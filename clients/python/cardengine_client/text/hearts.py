@@ -17,7 +17,7 @@ from cardengine.v1 import cards_pb2, game_pb2, hearts_pb2
 
 from cardengine_client.actions import hearts_pass, hearts_play
 from cardengine_client.cards import card_sort_key, format_card, format_cards
-from cardengine_client.text.common import GameText, seat_name
+from cardengine_client.text.common import GameText, score_table, seat_name
 
 _PHASES: Final = MappingProxyType(
     {hearts_pb2.HeartsView.PHASE_PASSING: "passing", hearts_pb2.HeartsView.PHASE_PLAYING: "playing"}
@@ -106,17 +106,12 @@ def _table_lines(view: game_pb2.GameView) -> list[str]:
 def _score_lines(view: game_pb2.GameView) -> list[str]:
     """Per seat: the total, the last completed hand's score, and the current hand's so far."""
     hearts = view.hearts
-    in_hand = hearts.phase != hearts_pb2.HeartsView.PHASE_GAME_OVER
     last_hand = list(hearts.hand_scores[-1].scores) if hearts.hand_scores else []
-    header = f"{'Scores:':10}{'total':>5}  {'last hand':>9}" + ("  this hand" if in_hand else "")
-    lines = [header]
-    for seat, total in enumerate(hearts.totals):
-        last = f"{last_hand[seat]:9}" if seat < len(last_hand) else " " * 9
-        line = f"  {seat_name(view, seat):8}{total:5}  {last}"
-        if in_hand and seat < min(len(hearts.points_taken), len(hearts.tricks_won)):
-            line += f"  {hearts.points_taken[seat]:2} pts, {hearts.tricks_won[seat]:2} tricks"
-        lines.append(line.rstrip())
-    return lines
+    current = None
+    if hearts.phase != hearts_pb2.HeartsView.PHASE_GAME_OVER:
+        taken = zip(hearts.points_taken, hearts.tricks_won, strict=False)
+        current = [f"{points:2} pts, {tricks:2} tricks" for points, tricks in taken]
+    return score_table(view, hearts.totals, last_hand, current, "hand")
 
 
 def render_hearts(view: game_pb2.GameView) -> list[str]:

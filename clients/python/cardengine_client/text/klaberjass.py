@@ -1,0 +1,194 @@
+"""Two-player Klaberjass as text: the table as a seat sees it, and moves typed as words.
+
+A view is shown as a few labelled lines: the deal and its dealer, the turn-up and bottom
+cards, the bidding, trump and maker, the viewer's hand grouped by suit, the trick in progress
+and the last one, sequences and bella, and the scores. Typed moves: ``pass``, ``trump H`` (or
+just ``hearts``), ``swap`` / ``keep`` (or ``dix swap``) for the dix, and a card such as
+``KH`` to play it, optionally followed by ``no-bella`` or ``no-sequences``. Nothing is checked
+against the rules here: the service judges, and a refusal names the rule.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Final
+
+from cardengine.v1 import cards_pb2, game_pb2, klaberjass_pb2
+
+from cardengine_client.actions import (
+    klaberjass_dix,
+    klaberjass_pass,
+    klaberjass_play,
+    klaberjass_trump,
+    parse_suit,
+)
+from cardengine_client.cards import format_card, format_cards
+from cardengine_client.text.common import GameText, score_table, seat_name
+from cardengine_client.text.hearts import render_hand
+
+View = klaberjass_pb2.KlaberjassView
+
+_PHASES: Final = MappingProxyType(
+    {
+        View.PHASE_BIDDING_TURNED_SUIT: "bidding on the turned suit",
+        View.PHASE_BIDDING_OTHER_SUIT: "bidding on another suit",
+        View.PHASE_DIX: "dix (swap the trump seven for the turn-up?)",
+        View.PHASE_PLAYING: "playing",
+        View.PHASE_GAME_OVER: "game over",
+    }
+)
+
+SUIT_NAMES: Final = MappingProxyType(
+    {
+        cards_pb2.SUIT_CLUBS: "clubs",
+        cards_pb2.SUIT_DIAMONDS: "diamonds",
+        cards_pb2.SUIT_SPADES: "spades",
+        cards_pb2.SUIT_HEARTS: "hearts",
+    }
+)
+
+_FLAGS: Final = ("no-bella", "no-sequences")
+
+
+def suit_name(suit: cards_pb2.Suit.ValueType) -> str:
+    """The lower-case name of a suit; ``"?"`` for one this client does not know."""
+    return SUIT_NAMES.get(suit, "?")
+
+
+def render_trick(view: game_pb2.GameView, trick: klaberjass_pb2.KlaberjassTrick) -> str:
+    """Each card with its seat, in play order, and the winner once both are down."""
+    plays = [
+        f"{seat_name(view, (trick.leader + k) % 2)} {format_card(card)}"
+        for k, card in enumerate(trick.cards)
+    ]
+    text = ", ".join(plays) or f"{seat_name(view, trick.leader)} to lead"
+    if trick.HasField("winner"):
+        text += f" -> won by {seat_name(view, trick.winner)}"
+    return text
+
+
+def _bid_text(view: game_pb2.GameView, bid: klaberjass_pb2.KlaberjassBid) -> str:
+    choice = "passed" if bid.suit == cards_pb2.SUIT_UNSPECIFIED else f"took {suit_name(bid.suit)}"
+    return f"{seat_name(view, bid.seat)} {choice}"
+
+
+def _deal_lines(view: game_pb2.GameView) -> list[str]:
+    """The deal, the cards shown face up, the bidding and the trump."""
+    table = view.klaberjass
+    phase = _PHASES.get(table.phase, "unknown phase")
+    lines = [f"Deal {table.deal_number + 1}, {phase}; dealer {seat_name(view, table.dealer)}"]
+    shown = f"Turn-up: {format_card(table.turn_up)}"
+    if table.HasField("bottom"):
+        shown += f"   bottom of the stock: {format_card(table.bottom)}"
+    lines.append(shown)
+    if table.bids:
+        lines.append("Bids: " + ", ".join(_bid_text(view, bid) for bid in table.bids))
+    if table.HasField("maker"):
+        trump = f"Trump: {suit_name(table.trump)}, chosen by {seat_name(view, table.maker)}"
+        if table.HasField("dix_by"):
+            trump += f"; dix swapped by {seat_name(view, table.dix_by)}"
+        lines.append(trump)
+    return lines
+
+
+def _play_lines(view: game_pb2.GameView) -> list[str]:
+    """The hand, the tricks, sequences and bella."""
+    table = view.klaberjass
+    lines = []
+    if table.hand:
+        lines.append(f"Your hand: {render_hand(list(table.hand))}")
+    if table.phase == View.PHASE_PLAYING:
+        lines.append(f"Trick {table.tricks_played + 1}: {render_trick(view, table.trick)}")
+    if table.HasField("last_trick"):
+        lines.append(f"Last trick: {render_trick(view, table.last_trick)}")
+    if table.HasField("sequences"):
+        sequences = table.sequences
+        if sequences.HasField("winner"):
+            cards = format_cards(sequences.cards)
+            winner = seat_name(view, sequences.winner)
+            lines.append(f"Sequences: {winner} scores {sequences.points} ({cards})")
+        else:
+            lines.append("Sequences: none scores")
+    if table.HasField("bella_by"):
+        lines.append(f"Bella: {seat_name(view, table.bella_by)}")
+    return lines
+
+
+def _score_lines(view: game_pb2.GameView) -> list[str]:
+    """Per seat: the total, the last deal's score, and this deal's card points and tricks."""
+    table = view.klaberjass
+    last = list(table.deals[-1].scores) if table.deals else []
+    current = None
+    if table.phase == View.PHASE_PLAYING:
+        taken = zip(table.card_points, table.tricks_won, strict=False)
+        current = [f"{points:3} pts, {tricks} tricks" for points, tricks in taken]
+    lines = score_table(view, table.totals, last, current, "deal")
+    lines[0] += f"   (target {table.options.target})"
+    return lines
+
+
+def render_klaberjass(view: game_pb2.GameView) -> list[str]:
+    """The Klaberjass part of a view, a few labelled lines."""
+    return _deal_lines(view) + _play_lines(view) + _score_lines(view)
+
+
+def describe_klaberjass(action: game_pb2.Action) -> str:
+    """``"pass"``, ``"trump hearts"``, ``"dix swap"`` or ``"play KH"`` (plus any flag)."""
+    move = action.klaberjass
+    kind = move.WhichOneof("action")
+    if kind == "take_trump":
+        return f"trump {suit_name(move.take_trump.suit)}"
+    if kind == "dix":
+        return "dix swap" if move.dix.swap else "dix keep"
+    if kind == "play_card":
+        play = move.play_card
+        words = ["play", format_card(play.card)]
+        if play.HasField("announce_bella") and not play.announce_bella:
+            words.append("no-bella")
+        if play.HasField("declare_sequences") and not play.declare_sequences:
+            words.append("no-sequences")
+        return " ".join(words)
+    return "pass"
+
+
+def _parse_play(words: list[str]) -> game_pb2.Action:
+    card, *flags = words
+    unknown = [flag for flag in flags if flag not in _FLAGS]
+    if unknown:
+        raise ValueError(f"after the card, write only {' or '.join(_FLAGS)}, not {unknown[0]!r}")
+    return klaberjass_play(
+        card, announce_bella="no-bella" not in flags, declare_sequences="no-sequences" not in flags
+    )
+
+
+def parse_klaberjass(_view: game_pb2.GameView, text: str) -> game_pb2.Action:
+    """The move a player typed (see the module docstring for the words).
+
+    Raises:
+        ValueError: the words are no move; the message says what to type.
+    """
+    words = text.replace(",", " ").lower().split()
+    if not words:
+        raise ValueError("type a move, e.g. pass, trump H, swap or KH")
+    verb, rest = words[0], words[1:]
+    if words == ["pass"]:
+        return klaberjass_pass()
+    if verb in ("trump", "take") and len(rest) == 1:
+        return klaberjass_trump(rest[0])
+    if verb == "dix" and len(rest) == 1:
+        verb, rest = rest[0], []
+    if verb in ("swap", "keep") and not rest:
+        return klaberjass_dix(verb == "swap")
+    if verb == "play" and rest:
+        return _parse_play(rest)
+    if len(words) == 1:  # a suit's letter or name alone takes it as trump
+        try:
+            return klaberjass_trump(parse_suit(verb))
+        except ValueError:
+            pass
+    return _parse_play(words)
+
+
+KLABERJASS_TEXT: Final = GameText(
+    render=render_klaberjass, describe=describe_klaberjass, parse=parse_klaberjass
+)

@@ -1,0 +1,312 @@
+"""Klaberjass values between the domain and ``cardengine.v1.klaberjass`` / the stored snapshot."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from cardengine.internal.v1 import snapshot_pb2
+from cardengine.v1 import cards_pb2, game_pb2, klaberjass_pb2
+from google.protobuf.message import Message
+
+from engine_service.codec.cards import decode_card, encode_card, encode_cards
+from engine_service.codec.options import decode_options, encode_options
+from engine_service.core.cards import CARDS, Card, Suit
+from engine_service.core.errors import MalformedRequest
+from engine_service.games.klaberjass.actions import (
+    Dix,
+    KlaberjassAction,
+    PassBid,
+    PlayCard,
+    TakeTrump,
+)
+from engine_service.games.klaberjass.cards import PACK_MASK
+from engine_service.games.klaberjass.config import KlaberjassConfig
+from engine_service.games.klaberjass.state import (
+    Bid,
+    DealResult,
+    KlaberjassState,
+    Phase,
+    SequenceResult,
+    Trick,
+)
+from engine_service.games.klaberjass.view import KlaberjassView
+
+# Suit enum numbers in the proto are the domain's suit number plus one; 0 means "none".
+_PROTO_SUIT_OFFSET: Final = 1
+_NONE: Final = -1
+"""Stands for a missing seat or suit in the stored deal history."""
+_DEAL_FIELDS: Final = 7
+_BID_BYTES: Final = 3
+
+
+def _decode_pack_card(message: cards_pb2.Card, field_path: str) -> Card:
+    """A card of the 32-card pack (K-R1); a lower rank is malformed in this game."""
+    card = decode_card(message, field_path)
+    if not PACK_MASK >> card & 1:
+        raise MalformedRequest(f"{field_path}.rank", "must be a rank from RANK_SEVEN to RANK_ACE")
+    return card
+
+
+def _proto_suit(suit: Suit | None) -> cards_pb2.Suit.ValueType:
+    return cards_pb2.Suit.ValueType(0 if suit is None else suit + _PROTO_SUIT_OFFSET)
+
+
+def _decode_suit(number: int, field_path: str) -> Suit:
+    if not 0 <= number - _PROTO_SUIT_OFFSET < len(Suit):
+        raise MalformedRequest(field_path, "must be one of the four suits")
+    return Suit(number - _PROTO_SUIT_OFFSET)
+
+
+def _encode_trick(trick: Trick, trump: Suit | None) -> klaberjass_pb2.KlaberjassTrick:
+    message = klaberjass_pb2.KlaberjassTrick(leader=trick.leader, cards=encode_cards(trick.cards))
+    winner = None if trump is None else trick.winner(trump)
+    if winner is not None:
+        message.winner = winner
+    return message
+
+
+def _cards_of(data: bytes) -> tuple[Card, ...]:
+    return tuple(CARDS[c] for c in data)
+
+
+def _optional(message: Message, name: str) -> int | None:
+    """An ``optional`` scalar of a stored message, ``None`` when unset."""
+    value: int = getattr(message, name)
+    return value if message.HasField(name) else None
+
+
+def _or_none(value: int | None) -> int:
+    return _NONE if value is None else value
+
+
+def _encode_deals(deals: Sequence[DealResult]) -> list[int]:
+    numbers: list[int] = []
+    for deal in deals:
+        numbers += [deal.dealer, _or_none(deal.maker), _or_none(deal.trump)]
+        numbers += [*deal.points, *deal.scores]
+    return numbers
+
+
+def _decode_deals(numbers: Sequence[int]) -> tuple[DealResult, ...]:
+    deals = []
+    for start in range(0, len(numbers), _DEAL_FIELDS):
+        dealer, maker, trump, point0, point1, score0, score1 = numbers[start : start + _DEAL_FIELDS]
+        deals.append(
+            DealResult(
+                dealer=dealer,
+                maker=None if maker == _NONE else maker,
+                trump=None if trump == _NONE else Suit(trump),
+                points=(point0, point1),
+                scores=(score0, score1),
+            )
+        )
+    return tuple(deals)
+
+
+def _encode_bids(bids: Sequence[Bid]) -> bytes:
+    return bytes(n for bid in bids for n in (bid.seat, bid.round, _proto_suit(bid.suit)))
+
+
+def _decode_bids(data: bytes) -> tuple[Bid, ...]:
+    return tuple(
+        Bid(seat, round_, None if suit == 0 else Suit(suit - _PROTO_SUIT_OFFSET))
+        for seat, round_, suit in (
+            data[i : i + _BID_BYTES] for i in range(0, len(data), _BID_BYTES)
+        )
+    )
+
+
+def _pair(values: Sequence[int]) -> tuple[int, int]:
+    first, second = values
+    return first, second
+
+
+class KlaberjassCodec:
+    """The :class:`~engine_service.codec.protocol.GameCodec` of two-player Klaberjass."""
+
+    def decode_options(self, message: game_pb2.GameOptions) -> KlaberjassConfig:
+        """Client options; unset fields keep the K-R defaults."""
+        return decode_options(message.klaberjass, KlaberjassConfig, "options.klaberjass")
+
+    def encode_options(self, config: KlaberjassConfig) -> game_pb2.GameOptions:
+        """Every option, set."""
+        return game_pb2.GameOptions(
+            klaberjass=encode_options(config, klaberjass_pb2.KlaberjassOptions)
+        )
+
+    def decode_action(self, message: game_pb2.Action) -> KlaberjassAction:
+        """A bid, a dix decision or a play, checked for form only (the rules judge legality)."""
+        move = message.klaberjass
+        kind = move.WhichOneof("action")
+        if kind == "take_trump":
+            return TakeTrump(
+                _decode_suit(move.take_trump.suit, "action.klaberjass.take_trump.suit")
+            )
+        if kind == "pass_bid":
+            return PassBid()
+        if kind == "dix":
+            return Dix(swap=move.dix.swap)
+        if kind == "play_card":
+            play = move.play_card
+            card = _decode_pack_card(play.card, "action.klaberjass.play_card.card")
+            bella = not play.HasField("announce_bella") or play.announce_bella
+            sequences = not play.HasField("declare_sequences") or play.declare_sequences
+            return PlayCard(card, announce_bella=bella, declare_sequences=sequences)
+        raise MalformedRequest(
+            "action.klaberjass.action", "set take_trump, pass_bid, dix or play_card"
+        )
+
+    def encode_action(self, action: KlaberjassAction) -> game_pb2.Action:
+        """The proto of a move; the play flags are set only when false (unset means true)."""
+        if isinstance(action, TakeTrump):
+            inner = klaberjass_pb2.KlaberjassAction(
+                take_trump=klaberjass_pb2.KlaberjassTakeTrump(suit=_proto_suit(action.suit))
+            )
+        elif isinstance(action, PassBid):
+            inner = klaberjass_pb2.KlaberjassAction(pass_bid=klaberjass_pb2.KlaberjassPassBid())
+        elif isinstance(action, Dix):
+            inner = klaberjass_pb2.KlaberjassAction(
+                dix=klaberjass_pb2.KlaberjassDix(swap=action.swap)
+            )
+        else:
+            play = klaberjass_pb2.KlaberjassPlayCard(card=encode_card(action.card))
+            if not action.announce_bella:
+                play.announce_bella = False
+            if not action.declare_sequences:
+                play.declare_sequences = False
+            inner = klaberjass_pb2.KlaberjassAction(play_card=play)
+        return game_pb2.Action(klaberjass=inner)
+
+    def encode_view(
+        self, view: KlaberjassView, config: KlaberjassConfig, out: game_pb2.GameView
+    ) -> None:
+        """Copy a seat's Klaberjass view into ``out.klaberjass``."""
+        target = out.klaberjass
+        target.phase = klaberjass_pb2.KlaberjassView.Phase.ValueType(view.phase)
+        target.deal_number = view.deal_number
+        target.dealer = view.dealer
+        target.hand.extend(encode_cards(view.hand))
+        target.hand_sizes.extend(view.hand_sizes)
+        target.turn_up.CopyFrom(encode_card(view.turn_up))
+        if view.bottom is not None:
+            target.bottom.CopyFrom(encode_card(view.bottom))
+        for bid in view.bids:
+            target.bids.add(seat=bid.seat, round=bid.round, suit=_proto_suit(bid.suit))
+        target.trump = _proto_suit(view.trump)
+        if view.maker is not None:
+            target.maker = view.maker
+        if view.dix_by is not None:
+            target.dix_by = view.dix_by
+        if view.sequences is not None:
+            sequences = target.sequences
+            sequences.SetInParent()
+            if view.sequences.winner is not None:
+                sequences.winner = view.sequences.winner
+            sequences.cards.extend(encode_cards(view.sequences.cards))
+            sequences.points = view.sequences.points
+        target.trick.CopyFrom(_encode_trick(view.trick, view.trump))
+        if view.last_trick is not None:
+            target.last_trick.CopyFrom(_encode_trick(view.last_trick, view.trump))
+        target.tricks_played = view.tricks_played
+        target.tricks_won.extend(view.tricks_won)
+        target.card_points.extend(view.card_points)
+        for cards in view.played:
+            target.played.add(cards=encode_cards(cards))
+        if view.bella_by is not None:
+            target.bella_by = view.bella_by
+        target.totals.extend(view.totals)
+        for deal in view.deals:
+            message = target.deals.add(
+                dealer=deal.dealer, trump=_proto_suit(deal.trump), points=deal.points
+            )
+            message.scores.extend(deal.scores)
+            if deal.maker is not None:
+                message.maker = deal.maker
+        target.options.CopyFrom(encode_options(config, klaberjass_pb2.KlaberjassOptions))
+
+    def encode_state(self, state: KlaberjassState, out: snapshot_pb2.GameRecord) -> None:
+        """Store the whole position, hidden parts included."""
+        target = out.klaberjass
+        target.phase = state.phase
+        target.deal_number = state.deal_number
+        target.dealer = state.dealer
+        target.to_move = state.to_move
+        target.hands.extend(state.hands)
+        target.stock = state.stock
+        target.turn_up = state.turn_up
+        if state.bottom is not None:
+            target.bottom = state.bottom
+        target.bids = _encode_bids(state.bids)
+        for name in ("trump", "maker", "dix_by", "bella_by"):
+            value = getattr(state, name)
+            if value is not None:
+                setattr(target, name, value)
+        target.meld_hands.extend(state.meld_hands)
+        target.declared.extend(state.declared)
+        if state.sequences is not None:
+            target.has_sequences = True
+            if state.sequences.winner is not None:
+                target.sequence_winner = state.sequences.winner
+            target.sequence_cards = bytes(state.sequences.cards)
+            target.sequence_points = state.sequences.points
+        target.trick_leader = state.trick.leader
+        target.trick_cards = bytes(state.trick.cards)
+        if state.last_trick is not None:
+            target.last_trick_leader = state.last_trick.leader
+            target.last_trick_cards = bytes(state.last_trick.cards)
+        target.tricks_played = state.tricks_played
+        target.tricks_won.extend(state.tricks_won)
+        target.card_points.extend(state.card_points)
+        target.played.extend(state.played)
+        target.totals.extend(state.totals)
+        target.deals.extend(_encode_deals(state.deals))
+        target.winners.extend(state.winners)
+
+    def decode_state(self, record: snapshot_pb2.GameRecord) -> KlaberjassState:
+        """Rebuild the position stored by :meth:`encode_state`."""
+        source = record.klaberjass
+        trump = _optional(source, "trump")
+        bottom = _optional(source, "bottom")
+        last_leader = _optional(source, "last_trick_leader")
+        declared = tuple(source.declared)
+        return KlaberjassState(
+            seed=record.seed,
+            phase=Phase(source.phase),
+            deal_number=source.deal_number,
+            dealer=source.dealer,
+            to_move=source.to_move,
+            hands=_pair(source.hands),
+            stock=source.stock,
+            turn_up=CARDS[source.turn_up],
+            bottom=None if bottom is None else CARDS[bottom],
+            bids=_decode_bids(source.bids),
+            trump=None if trump is None else Suit(trump),
+            maker=_optional(source, "maker"),
+            dix_by=_optional(source, "dix_by"),
+            meld_hands=_pair(source.meld_hands),
+            declared=(declared[0], declared[1]),
+            sequences=(
+                SequenceResult(
+                    _optional(source, "sequence_winner"),
+                    _cards_of(source.sequence_cards),
+                    source.sequence_points,
+                )
+                if source.has_sequences
+                else None
+            ),
+            trick=Trick(source.trick_leader, _cards_of(source.trick_cards)),
+            last_trick=(
+                None
+                if last_leader is None
+                else Trick(last_leader, _cards_of(source.last_trick_cards))
+            ),
+            tricks_played=source.tricks_played,
+            tricks_won=_pair(source.tricks_won),
+            card_points=_pair(source.card_points),
+            played=_pair(source.played),
+            bella_by=_optional(source, "bella_by"),
+            totals=_pair(source.totals),
+            deals=_decode_deals(source.deals),
+            winners=tuple(source.winners),
+        )

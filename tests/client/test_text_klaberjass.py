@@ -1,0 +1,183 @@
+"""Klaberjass's text forms on hand-built views, and one terminal game against a real service."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from cardengine.v1 import cards_pb2, game_pb2, klaberjass_pb2
+from cardengine_client import (
+    EngineClient,
+    klaberjass_dix,
+    klaberjass_pass,
+    klaberjass_play,
+    klaberjass_trump,
+    parse_cards,
+    parse_suit,
+)
+from cardengine_client.terminal import play
+from cardengine_client.text import describe_action, parse_action, render_menu, render_view
+
+HEURISTIC = game_pb2.PLAYER_TYPE_BOT_HEURISTIC
+View = klaberjass_pb2.KlaberjassView
+
+
+def card(text: str) -> cards_pb2.Card:
+    (parsed,) = parse_cards([text])
+    return parsed
+
+
+def trick(leader: int, cards: str, winner: int | None = None) -> klaberjass_pb2.KlaberjassTrick:
+    message = klaberjass_pb2.KlaberjassTrick(leader=leader, cards=parse_cards(cards.split()))
+    if winner is not None:
+        message.winner = winner
+    return message
+
+
+def klaberjass_view(phase=View.PHASE_PLAYING, legal=(), **fields) -> game_pb2.GameView:
+    table = klaberjass_pb2.KlaberjassView(
+        phase=phase,
+        deal_number=2,
+        dealer=1,
+        hand=parse_cards(["AH", "7C", "KH", "9S", "TC"]),
+        hand_sizes=[5, 5],
+        turn_up=card("JD"),
+        totals=[120, 301],
+        card_points=[14, 30],
+        tricks_won=[1, 3],
+        options=klaberjass_pb2.KlaberjassOptions(target=500),
+        **fields,
+    )
+    return game_pb2.GameView(
+        game_id="g2",
+        game_type="klaberjass",
+        version=40,
+        status=game_pb2.GAME_STATUS_IN_PROGRESS,
+        viewer_seat=0,
+        to_act=[0],
+        seats=[game_pb2.PLAYER_TYPE_HUMAN, HEURISTIC],
+        legal_actions=list(legal),
+        klaberjass=table,
+    )
+
+
+def test_a_bidding_view_shows_the_turn_up_the_bids_and_the_hand():
+    bids = [klaberjass_pb2.KlaberjassBid(seat=0, round=1)]
+    bids.append(klaberjass_pb2.KlaberjassBid(seat=1, round=1))
+    view = klaberjass_view(View.PHASE_BIDDING_OTHER_SUIT, bids=bids)
+    text = render_view(view)
+    assert "you (human), seat 1 (heuristic bot)" in text
+    assert "Deal 3, bidding on another suit; dealer seat 1" in text
+    assert "Turn-up: JD\n" in text
+    assert "Bids: you passed, seat 1 passed" in text
+    assert "Your hand: clubs 7C TC | spades 9S | hearts KH AH" in text
+    assert "Trick" not in text and "Trump" not in text
+    assert text.endswith("To act: you")
+
+
+def test_a_playing_view_shows_trump_tricks_sequences_bella_and_scores():
+    view = klaberjass_view(
+        bottom=card("8S"),
+        bids=[klaberjass_pb2.KlaberjassBid(seat=0, round=1, suit=cards_pb2.SUIT_DIAMONDS)],
+        trump=cards_pb2.SUIT_DIAMONDS,
+        maker=0,
+        dix_by=1,
+        trick=trick(1, "QD"),
+        last_trick=trick(0, "7S AS", winner=1),
+        tricks_played=4,
+        sequences=klaberjass_pb2.KlaberjassSequences(
+            winner=1, cards=parse_cards(["7H", "8H", "9H"]), points=20
+        ),
+        bella_by=1,
+    )
+    text = render_view(view)
+    assert "Turn-up: JD   bottom of the stock: 8S" in text
+    assert "Bids: you took diamonds" in text
+    assert "Trump: diamonds, chosen by you; dix swapped by seat 1" in text
+    assert "Trick 5: seat 1 QD" in text
+    assert "Last trick: you 7S, seat 1 AS -> won by seat 1" in text
+    assert "Sequences: seat 1 scores 20 (7H 8H 9H)" in text
+    assert "Bella: seat 1" in text
+    assert "  seat 1    301              30 pts, 3 tricks" in text
+
+
+def test_a_deal_without_a_scoring_sequence_says_so():
+    view = klaberjass_view(sequences=klaberjass_pb2.KlaberjassSequences())
+    assert "Sequences: none scores" in render_view(view)
+
+
+@pytest.mark.parametrize(
+    ("action", "text"),
+    [
+        (klaberjass_pass(), "pass"),
+        (klaberjass_trump("S"), "trump spades"),
+        (klaberjass_dix(True), "dix swap"),
+        (klaberjass_dix(False), "dix keep"),
+        (klaberjass_play("KH"), "play KH"),
+        (klaberjass_play("KH", announce_bella=False), "play KH no-bella"),
+        (klaberjass_play("7C", declare_sequences=False), "play 7C no-sequences"),
+    ],
+)
+def test_each_move_is_described_and_the_description_reads_back(action, text):
+    assert describe_action(action) == text
+    assert parse_action(klaberjass_view(), text) == action
+
+
+def test_the_menu_numbers_the_legal_moves():
+    view = klaberjass_view(View.PHASE_DIX, legal=[klaberjass_dix(True), klaberjass_dix(False)])
+    assert render_menu(view) == "   1) dix swap\n   2) dix keep"
+    assert parse_action(view, "2") == klaberjass_dix(False)
+
+
+@pytest.mark.parametrize(
+    ("typed", "action"),
+    [
+        ("PASS", klaberjass_pass()),
+        ("hearts", klaberjass_trump("H")),
+        ("h", klaberjass_trump(cards_pb2.SUIT_HEARTS)),
+        ("take c", klaberjass_trump("clubs")),
+        ("swap", klaberjass_dix(True)),
+        ("keep", klaberjass_dix(False)),
+        ("kh", klaberjass_play("KH")),
+        ("10c", klaberjass_play("TC")),
+        ("play qd no-bella", klaberjass_play("QD", announce_bella=False)),
+        (
+            "KH no-bella no-sequences",
+            klaberjass_play("KH", announce_bella=False, declare_sequences=False),
+        ),
+    ],
+)
+def test_typed_moves_are_read_as_words(typed, action):
+    assert parse_action(klaberjass_view(), typed) == action
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("zz", "not a card"),
+        ("KH bella", "not 'bella'"),
+        ("trump x", "not a suit"),
+        ("", "type a move"),
+    ],
+)
+def test_typing_mistakes_are_explained(typed, message):
+    with pytest.raises(ValueError, match=message):
+        parse_action(klaberjass_view(), typed)
+
+
+def test_parse_suit_takes_letters_and_names():
+    assert parse_suit(" d ") == parse_suit("Diamonds") == cards_pb2.SUIT_DIAMONDS
+
+
+@pytest.mark.service
+def test_the_terminal_plays_a_klaberjass_game_against_one_heuristic_bot(engine_address):
+    """What ``make play GAME=klaberjass`` runs: seat 0 for the person, a heuristic bot in seat 1."""
+    output = io.StringIO()
+    with EngineClient(engine_address) as client:
+        final = play(client, "klaberjass", input_fn=lambda _prompt: "1", output=output, seed=7)
+    text = output.getvalue()
+    assert list(final.seats) == [game_pb2.PLAYER_TYPE_HUMAN, HEURISTIC]
+    assert final.klaberjass.phase == View.PHASE_GAME_OVER
+    assert max(final.outcome.scores) >= 500  # K-R21
+    assert "Deal 1, " in text and "Your hand: " in text and "Game over." in text
+    assert "Refused" not in text
