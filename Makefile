@@ -14,14 +14,16 @@ GEN_ROOT := clients/python
 GEN_STAMP := $(GEN_ROOT)/cardengine/.generated
 VENV_STAMP := $(VENV)/.installed
 
-.PHONY: help setup system-deps protos run test lint format play bench golden clean
+.PHONY: help setup system-deps node-deps protos run test lint format play bench golden clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
-system-deps: ## install Debian packages that are missing (redis-server, python3-venv)
+system-deps: ## install Debian packages that are missing (redis-server, python3-venv, nodejs, npm)
 	@missing=""; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	command -v node >/dev/null || missing="$$missing nodejs"; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
 	$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
@@ -52,7 +54,14 @@ protos: $(GEN_STAMP) ## generate Python stubs from protos/ (only when a .proto c
 run: setup ## serve on $(ADDRESS); starts a Redis under var/ unless REDIS_URL is set
 	$(PY) -m engine_service.devtools.run --address $(ADDRESS)
 
-test: setup ## run the whole test suite against real redis-server and gRPC servers
+NODE_STAMP := clients/node/node_modules/.package-lock.json
+
+$(NODE_STAMP): clients/node/package-lock.json | system-deps
+	cd clients/node && npm ci --no-audit --no-fund
+
+node-deps: $(NODE_STAMP) ## install the Node.js client's packages from its lockfile (npm ci)
+
+test: setup node-deps ## run the whole test suite against real redis-server and gRPC servers
 	$(PY) -m pytest
 
 lint: setup ## ruff, mypy --strict and buf lint
@@ -75,4 +84,4 @@ golden: setup ## rewrite tests/golden/ after an intended rules change
 	$(PY) -m tests.golden.record
 
 clean: ## remove the virtualenv, generated stubs and local data
-	rm -rf $(VENV) $(GEN_ROOT)/cardengine var results
+	rm -rf $(VENV) $(GEN_ROOT)/cardengine var results clients/node/node_modules
