@@ -7,6 +7,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 ADDRESS ?= 127.0.0.1:50051
 GAME ?= hearts
+PROTO_BASE ?= main
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PROTO_SRC := $(shell find protos -name '*.proto')
@@ -64,11 +65,17 @@ node-deps: $(NODE_STAMP) ## install the Node.js client's packages from its lockf
 test: setup node-deps ## run the whole test suite against real redis-server and gRPC servers
 	$(PY) -m pytest
 
-lint: setup ## ruff, mypy --strict and buf lint
+lint: setup ## ruff, mypy --strict, buf lint and buf breaking against the main branch
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy engine_service clients/python/cardengine_client
 	$(VENV)/bin/buf lint protos
+	@if git rev-parse -q --verify refs/heads/$(PROTO_BASE) >/dev/null; then \
+	  echo "buf breaking protos against branch $(PROTO_BASE)"; \
+	  $(VENV)/bin/buf breaking protos --against '.git#branch=$(PROTO_BASE),subdir=protos'; \
+	else \
+	  echo "buf breaking skipped: no local branch $(PROTO_BASE) to compare protos/ with"; \
+	fi
 
 format: setup ## apply ruff's fixes and formatting
 	$(VENV)/bin/ruff check --fix .

@@ -24,7 +24,7 @@ NODE = shutil.which("node")
 @pytest.fixture(scope="module")
 def node() -> str:
     if NODE is None:
-        pytest.skip("node is not installed: the Node.js client test needs Node.js (make test installs it)")
+        pytest.skip("node is not installed (make test installs Node.js): Node.js client not tested")
     if not (NODE_CLIENT / "node_modules" / "@grpc" / "grpc-js").is_dir():
         pytest.fail("clients/node has no node_modules: run `make node-deps` (npm ci) first")
     return NODE
@@ -55,7 +55,8 @@ def test_node_client_plays_hearts_to_the_end(
     assert max(result["scores"]) >= 100  # the default target ends the game (H-R12)
     log = stub.GetActionLog(api.GetActionLogRequest(game_id=result["game_id"]))
     assert sum(entry.seat == 0 for entry in log.entries) == result["moves"]
-    assert list(log.seats) == [game_pb2.PLAYER_TYPE_HUMAN] + [game_pb2.PLAYER_TYPE_BOT_HEURISTIC] * 3
+    bots = [game_pb2.PLAYER_TYPE_BOT_HEURISTIC] * 3
+    assert list(log.seats) == [game_pb2.PLAYER_TYPE_HUMAN, *bots]
 
 
 def test_node_client_reports_failures(node: str) -> None:
