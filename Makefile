@@ -15,7 +15,7 @@ GEN_ROOT := clients/python
 GEN_STAMP := $(GEN_ROOT)/cardengine/.generated
 VENV_STAMP := $(VENV)/.installed
 
-.PHONY: help setup system-deps node-deps protos run test lint format play bench golden clean
+.PHONY: help setup system-deps node-deps protos stubs-deps stubs stubs-check run test lint format play bench golden clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -51,6 +51,22 @@ $(GEN_STAMP): $(PROTO_SRC) $(VENV_STAMP)
 setup: system-deps $(VENV_STAMP) $(GEN_STAMP) ## create the virtualenv and generate the stubs
 
 protos: $(GEN_STAMP) ## generate Python stubs from protos/ (only when a .proto changed)
+
+STUB_LANGS ?= cpp ruby php go java csharp objc
+STUB_PACKAGES := protobuf-compiler protobuf-compiler-grpc protoc-gen-go protoc-gen-go-grpc \
+  protobuf-compiler-grpc-java-plugin pkg-config g++ libgrpc++-dev libprotobuf-dev ruby ruby-grpc \
+  php-cli golang-go golang-google-grpc-dev golang-google-protobuf-dev default-jdk-headless \
+  libgrpc-java libprotobuf-java libgeronimo-annotation-1.3-spec-java
+
+stubs-deps: ## install protoc, Debian's gRPC plugins and the toolchains stubs-check uses
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(STUB_PACKAGES)
+
+stubs: ## generate client stubs for other languages (STUB_LANGS) into clients/<lang>/generated
+	clients/stubs.sh generate $(STUB_LANGS)
+
+stubs-check: stubs ## compile or load the generated stubs (C++, Ruby, PHP, Go, Java)
+	clients/stubs.sh check $(STUB_LANGS)
 
 run: setup ## serve on $(ADDRESS); starts a Redis under var/ unless REDIS_URL is set
 	$(PY) -m engine_service.devtools.run --address $(ADDRESS)
@@ -91,4 +107,4 @@ golden: setup ## rewrite tests/golden/ after an intended rules change
 	$(PY) -m tests.golden.record
 
 clean: ## remove the virtualenv, generated stubs and local data
-	rm -rf $(VENV) $(GEN_ROOT)/cardengine var results clients/node/node_modules
+	rm -rf $(VENV) $(GEN_ROOT)/cardengine var results clients/node/node_modules clients/*/generated
