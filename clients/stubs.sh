@@ -86,8 +86,10 @@ int main() {
   return stub && request.seats_size() == 1 ? 0 : 1;
 }
 EOF
+      local sources
+      mapfile -t sources < <(find "$dir" -name '*.cc')
       # shellcheck disable=SC2086  # pkg-config prints several flags
-      g++ -std=c++17 -O0 -I "$dir" "$CHECK_DIR/main.cc" $(find "$dir" -name '*.cc') $flags \
+      g++ -std=c++17 -O0 -I "$dir" "$CHECK_DIR/main.cc" "${sources[@]}" $flags \
         -o "$CHECK_DIR/cpp-check"
       "$CHECK_DIR/cpp-check" && echo "cpp: compiled and linked" ;;
     ruby)
@@ -114,7 +116,9 @@ EOF
         classpath+="/usr/share/java/$jar.jar:"
       done
       mkdir -p "$CHECK_DIR/classes"
-      javac -nowarn -cp "$classpath" -d "$CHECK_DIR/classes" $(find "$dir" -name '*.java')
+      local sources
+      mapfile -t sources < <(find "$dir" -name '*.java')
+      javac -nowarn -cp "$classpath" -d "$CHECK_DIR/classes" "${sources[@]}"
       echo "java: compiled" ;;
     csharp | objc)
       echo "$1: generated only (no $1 toolchain here; see clients/$1/README.md)" ;;
