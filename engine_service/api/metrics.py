@@ -175,7 +175,12 @@ def exporter(grpc_address: str, port: int) -> Iterator[None]:
         OSError: the port cannot be bound (e.g. another process on this host uses it).
     """
     host = grpc_address.rsplit(":", 1)[0].strip("[]")
-    server, thread = start_http_server(port, addr=host, registry=REGISTRY)
+    try:
+        server, thread = start_http_server(port, addr=host, registry=REGISTRY)
+    except OSError as error:
+        advice = "give each process on a host its own --metrics-port (ENGINE_METRICS_PORT), or 0"
+        message = f"metrics on {host}:{port}: {error.strerror}; {advice}"
+        raise OSError(error.errno, message) from error
     try:
         yield
     finally:

@@ -10,7 +10,7 @@ import pytest
 from cardengine.v1 import engine_service_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
-from engine_service.api.metrics import ActiveGames
+from engine_service.api.metrics import ActiveGames, exporter
 from engine_service.devtools.local import free_port, local_service
 from engine_service.settings import DEFAULT_METRICS_PORT, parse_settings
 from tests.service.rpc_helpers import HEURISTIC, HUMAN, create, failure_of, submit, tokens_of, view
@@ -78,6 +78,12 @@ def test_counters_move_with_calls(metrics_service: tuple[str, int]) -> None:
     assert delta("cardengine_rpc_duration_seconds_count", method="SubmitAction") == 3
     assert delta("cardengine_rpc_duration_seconds_count", method="CreateGame") == 1
     assert value(after, "cardengine_active_games") >= 1
+
+
+def test_a_taken_metrics_port_fails_with_advice(metrics_service: tuple[str, int]) -> None:
+    _, port = metrics_service
+    with pytest.raises(OSError, match="its own --metrics-port"), exporter("127.0.0.1:0", port):
+        pass
 
 
 def test_metrics_port_setting() -> None:
