@@ -7,6 +7,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 ADDRESS ?= 127.0.0.1:50051
 GAME ?= hearts
+PROTO_BASE ?= main
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PROTO_SRC := $(shell find protos -name '*.proto')
@@ -14,14 +15,16 @@ GEN_ROOT := clients/python
 GEN_STAMP := $(GEN_ROOT)/cardengine/.generated
 VENV_STAMP := $(VENV)/.installed
 
-.PHONY: help setup system-deps protos run test lint format play bench golden clean
+.PHONY: help setup system-deps node-deps protos stubs-deps stubs stubs-check run test lint format play bench golden clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
-system-deps: ## install Debian packages that are missing (redis-server, python3-venv)
+system-deps: ## install Debian packages that are missing (redis-server, python3-venv, nodejs, npm)
 	@missing=""; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	command -v node >/dev/null || missing="$$missing nodejs"; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
 	$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
@@ -49,17 +52,46 @@ setup: system-deps $(VENV_STAMP) $(GEN_STAMP) ## create the virtualenv and gener
 
 protos: $(GEN_STAMP) ## generate Python stubs from protos/ (only when a .proto changed)
 
+STUB_LANGS ?= cpp ruby php go java csharp objc
+STUB_PACKAGES := protobuf-compiler protobuf-compiler-grpc protoc-gen-go protoc-gen-go-grpc \
+  protobuf-compiler-grpc-java-plugin pkg-config g++ libgrpc++-dev libprotobuf-dev ruby ruby-grpc \
+  php-cli golang-go golang-google-grpc-dev golang-google-protobuf-dev default-jdk-headless \
+  libgrpc-java libprotobuf-java libgeronimo-annotation-1.3-spec-java
+
+stubs-deps: ## install protoc, Debian's gRPC plugins and the toolchains stubs-check uses
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(STUB_PACKAGES)
+
+stubs: ## generate client stubs for other languages (STUB_LANGS) into clients/<lang>/generated
+	clients/stubs.sh generate $(STUB_LANGS)
+
+stubs-check: stubs ## compile or load the generated stubs (C++, Ruby, PHP, Go, Java)
+	clients/stubs.sh check $(STUB_LANGS)
+
 run: setup ## serve on $(ADDRESS); starts a Redis under var/ unless REDIS_URL is set
 	$(PY) -m engine_service.devtools.run --address $(ADDRESS)
 
-test: setup ## run the whole test suite against real redis-server and gRPC servers
+NODE_STAMP := clients/node/node_modules/.package-lock.json
+
+$(NODE_STAMP): clients/node/package-lock.json | system-deps
+	cd clients/node && npm ci --no-audit --no-fund
+
+node-deps: $(NODE_STAMP) ## install the Node.js client's packages from its lockfile (npm ci)
+
+test: setup node-deps ## run the whole test suite against real redis-server and gRPC servers
 	$(PY) -m pytest
 
-lint: setup ## ruff, mypy --strict and buf lint
+lint: setup ## ruff, mypy --strict, buf lint and buf breaking against the main branch
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy engine_service clients/python/cardengine_client
 	$(VENV)/bin/buf lint protos
+	@if git rev-parse -q --verify refs/heads/$(PROTO_BASE) >/dev/null; then \
+	  echo "buf breaking protos against branch $(PROTO_BASE)"; \
+	  $(VENV)/bin/buf breaking protos --against '.git#branch=$(PROTO_BASE),subdir=protos'; \
+	else \
+	  echo "buf breaking skipped: no local branch $(PROTO_BASE) to compare protos/ with"; \
+	fi
 
 format: setup ## apply ruff's fixes and formatting
 	$(VENV)/bin/ruff check --fix .
@@ -75,4 +107,4 @@ golden: setup ## rewrite tests/golden/ after an intended rules change
 	$(PY) -m tests.golden.record
 
 clean: ## remove the virtualenv, generated stubs and local data
-	rm -rf $(VENV) $(GEN_ROOT)/cardengine var results
+	rm -rf $(VENV) $(GEN_ROOT)/cardengine var results clients/node/node_modules clients/*/generated

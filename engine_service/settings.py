@@ -20,6 +20,9 @@ class Settings:
         grace_seconds: how long in-flight calls may finish after SIGTERM or Ctrl-C.
         reflection: whether to serve gRPC server reflection.
         log_level: the logging level name.
+        metrics_port: HTTP port of the Prometheus metrics, on the host of ``address``; 0 serves
+            none. Off here so in-process servers (tests, benchmarks) open no port of their own;
+            the command line defaults to :data:`DEFAULT_METRICS_PORT`.
     """
 
     address: str = "127.0.0.1:50051"
@@ -29,6 +32,11 @@ class Settings:
     grace_seconds: float = 10.0
     reflection: bool = True
     log_level: str = "INFO"
+    metrics_port: int = 0
+
+
+DEFAULT_METRICS_PORT = 9464
+"""The metrics port of ``python -m engine_service``; each process on a host needs its own."""
 
 
 def parse_settings(
@@ -57,5 +65,8 @@ def parse_settings(
         default=env("ENGINE_REFLECTION", "1") not in ("0", "false", "no"),
     )
     parser.add_argument("--log-level", default=env("ENGINE_LOG_LEVEL", base.log_level))
+    parser.add_argument(
+        "--metrics-port", type=int, default=int(env("ENGINE_METRICS_PORT", DEFAULT_METRICS_PORT))
+    )
     args = parser.parse_args(argv)
     return Settings(**vars(args))

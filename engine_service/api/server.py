@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import signal
 import threading
@@ -18,6 +19,7 @@ from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from engine_service.api import metrics
 from engine_service.api.logs import configure_logging
 from engine_service.api.servicer import EngineServicer
 from engine_service.app.engine import Engine
@@ -39,6 +41,7 @@ def build_server(settings: Settings) -> tuple[grpc.Server, int, health.HealthSer
     )
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="rpc"),
+        interceptors=[metrics.MetricsInterceptor()] if settings.metrics_port else [],
         options=[("grpc.so_reuseport", 1)],
     )
     engine_service_pb2_grpc.add_EngineServiceServicer_to_server(
@@ -58,6 +61,19 @@ def build_server(settings: Settings) -> tuple[grpc.Server, int, health.HealthSer
 
 
 def serve(settings: Settings, ready: threading.Event | None = None) -> None:
+    """Serve, with the metrics exporter when the settings ask for one, until stopped."""
+    with metrics_exporter(settings):
+        serve_until_stopped(settings, ready)
+
+
+def metrics_exporter(settings: Settings) -> contextlib.AbstractContextManager[None]:
+    """The metrics HTTP server the settings ask for (none when the port is 0)."""
+    if not settings.metrics_port:
+        return contextlib.nullcontext()
+    return metrics.exporter(settings.address, settings.metrics_port)
+
+
+def serve_until_stopped(settings: Settings, ready: threading.Event | None = None) -> None:
     """Serve until SIGTERM/SIGINT, then stop taking calls and drain for the grace period."""
     server, port, health_servicer = build_server(settings)
     stop = threading.Event()

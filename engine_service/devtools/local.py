@@ -17,7 +17,7 @@ from pathlib import Path
 
 import redis
 
-from engine_service.api.server import build_server
+from engine_service.api.server import build_server, metrics_exporter
 from engine_service.settings import Settings
 
 STARTUP_SECONDS = 15.0
@@ -77,17 +77,27 @@ def redis_server(data_dir: Path | None = None, *, port: int | None = None) -> It
 
 @contextlib.contextmanager
 def local_service(
-    redis_url: str | None = None, *, workers: int = 8, game_ttl_seconds: int = 3600
+    redis_url: str | None = None,
+    *,
+    workers: int = 8,
+    game_ttl_seconds: int = 3600,
+    metrics_port: int = 0,
 ) -> Iterator[str]:
     """Run an engine server in this process; yields ``127.0.0.1:PORT``.
 
-    Without ``redis_url`` a private redis-server is started for it and stopped after.
+    Without ``redis_url`` a private redis-server is started for it and stopped after; with
+    ``metrics_port`` it serves Prometheus metrics there too.
     """
     with contextlib.ExitStack() as stack:
         url = redis_url or stack.enter_context(redis_server())
         settings = Settings(
-            address="127.0.0.1:0", redis_url=url, workers=workers, game_ttl_seconds=game_ttl_seconds
+            address="127.0.0.1:0",
+            redis_url=url,
+            workers=workers,
+            game_ttl_seconds=game_ttl_seconds,
+            metrics_port=metrics_port,
         )
+        stack.enter_context(metrics_exporter(settings))
         server, port, _ = build_server(settings)
         server.start()
         try:
