@@ -11,6 +11,10 @@ from collections.abc import Mapping
 from typing import Final
 
 from tests.conformance.adapter import GameAdapter
+from tests.conformance.guandan_adapter import GuandanAdapter
 from tests.conformance.hearts_adapter import HeartsAdapter
 
-ADAPTERS: Final[Mapping[str, GameAdapter]] = {"hearts": HeartsAdapter()}
+ADAPTERS: Final[Mapping[str, GameAdapter]] = {
+    "hearts": HeartsAdapter(),
+    "guandan": GuandanAdapter(),
+}

@@ -8,7 +8,15 @@ broken rule's ID). ``cardengine_client.terminal`` is a playable terminal game bu
 ...     game = client.create_game("hearts", ["human", "heuristic", "heuristic", "heuristic"])
 """
 
-from cardengine_client.actions import hearts_pass, hearts_play
+from cardengine_client.actions import (
+    format_reading,
+    guandan_pass,
+    guandan_play,
+    guandan_return,
+    hearts_pass,
+    hearts_play,
+    parse_reading,
+)
 from cardengine_client.cards import (
     card_sort_key,
     format_card,
@@ -51,11 +59,16 @@ __all__ = [
     "card_sort_key",
     "format_card",
     "format_cards",
+    "format_reading",
     "from_rpc_error",
     "from_status",
+    "guandan_pass",
+    "guandan_play",
+    "guandan_return",
     "hearts_pass",
     "hearts_play",
     "parse_card",
     "parse_cards",
+    "parse_reading",
     "player_type",
 ]
