@@ -1,16 +1,31 @@
-"""Cards between the domain's int form and ``cardengine.v1.Card``."""
+"""Cards between the domain's int form and ``cardengine.v1.Card``.
+
+Most games use the 52 cards of :mod:`engine_service.core.cards` and refuse jokers as
+malformed; Guandan's card kinds (:mod:`engine_service.games.guandan.cards`) add the two jokers,
+sent with their own ranks and no suit.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Final
 
 from cardengine.v1 import cards_pb2
 
 from engine_service.core.cards import ACE, CARDS, SUIT_SIZE, Card, Suit
 from engine_service.core.errors import MalformedRequest
+from engine_service.games.guandan.cards import (
+    BLACK_JOKER,
+    BLACK_JOKER_RANK,
+    RED_JOKER,
+    RED_JOKER_RANK,
+)
 
 # Suit enum numbers in the proto are the domain's suit number plus one.
 _PROTO_SUIT_OFFSET = 1
+# The jokers' rank enum numbers are the domain's joker ranks.
+_JOKERS: Final = {BLACK_JOKER_RANK: BLACK_JOKER, RED_JOKER_RANK: RED_JOKER}
+_JOKER_RANKS: Final = {kind: rank for rank, kind in _JOKERS.items()}
 
 
 def encode_card(card: Card) -> cards_pb2.Card:
@@ -50,3 +65,50 @@ def decode_distinct_cards(messages: Sequence[cards_pb2.Card], field_path: str) -
     if len(set(cards)) != len(cards):
         raise MalformedRequest(field_path, "lists the same card twice")
     return cards
+
+
+def encode_kind(kind: int) -> cards_pb2.Card:
+    """The proto of one Guandan card kind: a French card, or a joker with no suit."""
+    joker_rank = _JOKER_RANKS.get(kind)
+    if joker_rank is None:
+        return encode_card(CARDS[kind])
+    return cards_pb2.Card(rank=cards_pb2.Rank.ValueType(joker_rank))
+
+
+def encode_kinds(kinds: Iterable[int]) -> list[cards_pb2.Card]:
+    """Protos of several Guandan card kinds, in the given order."""
+    return [encode_kind(kind) for kind in kinds]
+
+
+def decode_kind_rank(rank: int, field_path: str) -> int:
+    """A rank of Guandan's cards: RANK_TWO to RANK_ACE or a joker.
+
+    Raises:
+        MalformedRequest: unset or out of range.
+    """
+    if not 2 <= rank <= RED_JOKER_RANK:
+        raise MalformedRequest(field_path, "must be a rank from RANK_TWO to RANK_RED_JOKER")
+    return rank
+
+
+def decode_kind(message: cards_pb2.Card, field_path: str) -> int:
+    """The Guandan card kind a proto names (a joker has no suit).
+
+    Raises:
+        MalformedRequest: a joker with a suit, or a French card as :func:`decode_card` refuses.
+    """
+    joker = _JOKERS.get(decode_kind_rank(int(message.rank), f"{field_path}.rank"))
+    if joker is None:
+        return int(decode_card(message, field_path))
+    if message.suit:
+        raise MalformedRequest(f"{field_path}.suit", "must be unset for a joker")
+    return joker
+
+
+def decode_kinds(messages: Sequence[cards_pb2.Card], field_path: str) -> tuple[int, ...]:
+    """Several Guandan card kinds, copies allowed, in the given order.
+
+    Raises:
+        MalformedRequest: a card is malformed.
+    """
+    return tuple(decode_kind(m, f"{field_path}[{i}]") for i, m in enumerate(messages))

@@ -17,15 +17,23 @@ from collections import Counter
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
+from cardengine.v1 import cards_pb2
+from google.protobuf.message import Message
+
+from engine_service.codec.cards import decode_kind
 from engine_service.core.cards import Card
 from engine_service.core.protocol import Outcome
 
 
 class CardId(NamedTuple):
-    """One physical card in one deal (``deal`` counts from 0)."""
+    """One physical card in one deal (``deal`` counts from 0).
+
+    ``copy`` tells apart the copies of a card in a game with several decks (0 with one deck).
+    """
 
     deal: int
     card: Hashable
+    copy: int = 0
 
 
 Log = Sequence[tuple[int, Any]]
@@ -84,3 +92,20 @@ def cards_anywhere(value: object) -> Iterator[Card]:
     elif isinstance(value, tuple | list | set | frozenset):
         for item_value in value:
             yield from cards_anywhere(item_value)
+
+
+def cards_in_message(message: Message) -> Iterator[int]:
+    """Every card in any field, at any depth, of a proto message, as its number.
+
+    The numbers are Guandan's card kinds, which are the 52-card deck's numbers plus the two
+    jokers (52, 53). Views whose cards are plain ints cannot be walked by
+    :func:`cards_anywhere`; their encoded form can.
+    """
+    for field, value in message.ListFields():
+        if field.message_type is None:
+            continue
+        for item in value if field.is_repeated else (value,):
+            if isinstance(item, cards_pb2.Card):
+                yield decode_kind(item, field.name)
+            else:
+                yield from cards_in_message(item)

@@ -11,10 +11,12 @@ from collections.abc import Mapping
 from typing import Final
 
 from tests.conformance.adapter import GameAdapter
+from tests.conformance.guandan_adapter import GuandanAdapter
 from tests.conformance.hearts_adapter import HeartsAdapter
 from tests.conformance.klaberjass_adapter import KlaberjassAdapter
 
 ADAPTERS: Final[Mapping[str, GameAdapter]] = {
     "hearts": HeartsAdapter(),
+    "guandan": GuandanAdapter(),
     "klaberjass": KlaberjassAdapter(),
 }

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from engine_service.games import REGISTRY
+from engine_service.games.guandan.config import CardCountVisibility, GuandanConfig
 from engine_service.games.hearts.config import HeartsConfig
 from engine_service.games.klaberjass.config import KlaberjassConfig
 from tests.golden.render import transcript
@@ -32,6 +33,13 @@ class Recording:
 RECORDINGS: Final = {
     # Target 40 keeps the file small (~140 KB). This game reaches 40 after four hands and plays
     # a fifth because a non-leader had a perfect hand (H-R15).
+    # A whole match in seven deals (649 actions, ~290 KB): tribute, double tribute, returns, an
+    # anti-tribute (G-R33) and counts hidden above ten cards (G-R23 option).
+    "guandan": Recording(
+        GuandanConfig(card_count_visibility=CardCountVisibility.TEN_OR_FEWER),
+        seed=15,
+        bot="heuristic",
+    ),
     "hearts": Recording(HeartsConfig(target=40), seed=2024, bot="heuristic"),
     # The default game to 500: eight deals, two thrown in (K-R7), a dix swap (K-R11), bella
     # (K-R15) and two deals the maker lost (K-R20).

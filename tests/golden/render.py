@@ -4,7 +4,8 @@ A view line lists every field of the view dataclass under a short per-game label
 added to a view without a label here fails loudly instead of going unrecorded. Values print as:
 cards ``2C,QS``; a small record (a trick, a bid) its fields joined by ``:`` (a trick
 ``leader:cards``); numbers per seat ``3,0,13,10``; rows (per hand, per seat, records) joined by
-``/``; ``-`` for nothing.
+``/``; ``-`` for nothing. A game whose views hold cards as plain ints (Guandan's card kinds)
+names those fields in ``GameFormat.field_texts`` with their own text form.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from typing import Any, Final
 
 from engine_service.core.cards import Card
 from engine_service.games import REGISTRY
+from engine_service.games.guandan import actions as guandan_actions
+from engine_service.games.guandan.cards import kind_text
+from engine_service.games.guandan.state import TopPlay, Tribute
 from engine_service.games.hearts.actions import parse_action
 from engine_service.games.klaberjass.actions import parse_action as parse_klaberjass_action
 from tests.conformance.options import option_texts
@@ -33,6 +37,30 @@ class GameFormat:
 
     parse_action: Callable[[str], Any]
     """Reads the ``str()`` form of an action back."""
+
+    field_texts: Mapping[str, Callable[[Any], str]] = dataclasses.field(default_factory=dict)
+    """Fields written by their own function instead of :func:`value_text` (by field name)."""
+
+
+def kinds_text(kinds: tuple[int, ...]) -> str:
+    """Guandan card kinds as ``8C,8D,RJ``; ``-`` for none."""
+    return ",".join(map(kind_text, kinds)) or "-"
+
+
+def top_text(top: TopPlay | None) -> str:
+    """A Guandan play to beat as ``seat:reading:cards``, e.g. ``2:pair:8:2:8C,8S``."""
+    return "-" if top is None else f"{top.seat}:{top.reading}:{kinds_text(top.cards)}"
+
+
+def tributes_text(tributes: tuple[Tribute, ...]) -> str:
+    """Guandan tribute payments, comma-separated; ``-`` for none."""
+    return ",".join(map(tribute_text, tributes)) or "-"
+
+
+def tribute_text(tribute: Tribute) -> str:
+    """``payer>receiver:card/returned`` (``?`` while the return is not shown)."""
+    returned = "?" if tribute.returned is None else kind_text(tribute.returned)
+    return f"{tribute.payer}>{tribute.receiver}:{kind_text(tribute.card)}/{returned}"
 
 
 FORMATS: Final[Mapping[str, GameFormat]] = {
@@ -90,6 +118,33 @@ FORMATS: Final[Mapping[str, GameFormat]] = {
         },
         parse_action=parse_klaberjass_action,
     ),
+    "guandan": GameFormat(
+        labels={
+            "seat": "seat",
+            "phase": "phase",
+            "to_act": "act",
+            "deal_number": "deal",
+            "levels": "levels",
+            "level": "level",
+            "declarer": "declarer",
+            "hand": "hand",
+            "card_counts": "counts",
+            "top": "top",
+            "passed": "passed",
+            "finished": "out",
+            "tributes": "tribute",
+            "anti_tribute": "anti",
+            "red_joker_holders": "red",
+            "previous_order": "before",
+            "winners": "winners",
+        },
+        parse_action=guandan_actions.parse_action,
+        field_texts={
+            "hand": kinds_text,
+            "top": top_text,
+            "tributes": tributes_text,
+        },
+    ),
 }
 """One format per registered game; ``test_golden.py`` fails for a game missing here."""
 
@@ -117,13 +172,16 @@ def value_text(value: object) -> str:
 
 def view_line(name: str, view: Any) -> str:
     """Every field of ``view`` as ``label=value``; unknown fields raise ``KeyError``."""
-    labels = FORMATS[name].labels
+    game_format = FORMATS[name]
+    labels = game_format.labels
     fields = [item.name for item in dataclasses.fields(view)]
     unlabelled = set(fields) - set(labels)
     if unlabelled:
         raise KeyError(f"{name} view fields without a golden label: {sorted(unlabelled)}")
+    texts = game_format.field_texts
     return " ".join(
-        f"{label}={value_text(getattr(view, field))}" for field, label in labels.items()
+        f"{label}={texts.get(field, value_text)(getattr(view, field))}"
+        for field, label in labels.items()
     )
 
 

@@ -55,14 +55,22 @@ def token_md(token: str) -> tuple[tuple[str, str], ...]:
     return (("x-seat-token", token),)
 
 
-def create(stub: Any, seats: list[int], seed: int | None = None, **options: Any) -> Any:
-    request = api.CreateGameRequest(game_type="hearts", seats=seats)
+def create(
+    stub: Any,
+    seats: list[int],
+    seed: int | None = None,
+    game_type: str = "hearts",
+    **options: Any,
+) -> Any:
+    """CreateGame of ``game_type`` with ``options`` set in that game's options message."""
+    request = api.CreateGameRequest(game_type=game_type, seats=seats)
     if seed is not None:
         request.seed = seed
     if options:
-        request.options.hearts.SetInParent()
+        chosen = getattr(request.options, game_type)
+        chosen.SetInParent()
         for name, value in options.items():
-            setattr(request.options.hearts, name, value)
+            setattr(chosen, name, value)
     return stub.CreateGame(request)
 
 

@@ -9,12 +9,17 @@ broken rule's ID). ``cardengine_client.terminal`` is a playable terminal game bu
 """
 
 from cardengine_client.actions import (
+    format_reading,
+    guandan_pass,
+    guandan_play,
+    guandan_return,
     hearts_pass,
     hearts_play,
     klaberjass_dix,
     klaberjass_pass,
     klaberjass_play,
     klaberjass_trump,
+    parse_reading,
     parse_suit,
 )
 from cardengine_client.cards import (
@@ -59,8 +64,12 @@ __all__ = [
     "card_sort_key",
     "format_card",
     "format_cards",
+    "format_reading",
     "from_rpc_error",
     "from_status",
+    "guandan_pass",
+    "guandan_play",
+    "guandan_return",
     "hearts_pass",
     "hearts_play",
     "klaberjass_dix",
@@ -69,6 +78,7 @@ __all__ = [
     "klaberjass_trump",
     "parse_card",
     "parse_cards",
+    "parse_reading",
     "parse_suit",
     "player_type",
 ]

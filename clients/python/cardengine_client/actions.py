@@ -8,17 +8,31 @@ True
 True
 >>> klaberjass_play("KH", announce_bella=False).klaberjass.play_card.announce_bella
 False
+>>> play = guandan_play(["8C", "8D", "8S", "5H", "5H"], "full_house:8:5").guandan.play
+>>> play.reading.shape == guandan_pb2.GuandanReading.SHAPE_FULL_HOUSE, format_reading(play.reading)
+(True, 'full_house:8:5')
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import MappingProxyType
+from typing import Final
 
-from cardengine.v1 import cards_pb2, game_pb2, hearts_pb2, klaberjass_pb2
+from cardengine.v1 import cards_pb2, game_pb2, guandan_pb2, hearts_pb2, klaberjass_pb2
 
-from cardengine_client.cards import SUITS, parse_card
+from cardengine_client.cards import JOKERS, RANKS, SUITS, parse_card
 
 _SUIT_WORDS = ("CLUBS", "DIAMONDS", "SPADES", "HEARTS")
+_SHAPES: Final = MappingProxyType(
+    {
+        name.removeprefix("SHAPE_").lower(): number
+        for name, number in guandan_pb2.GuandanReading.Shape.items()
+        if number
+    }
+)
+"""Shape text (``"full_house"``) -> shape enum, for the shapes this client knows."""
+_SHAPE_NAMES: Final = MappingProxyType({number: name for name, number in _SHAPES.items()})
 
 
 def _card(card: str | cards_pb2.Card) -> cards_pb2.Card:
@@ -103,3 +117,74 @@ def klaberjass_play(
     if not declare_sequences:
         play.declare_sequences = False
     return game_pb2.Action(klaberjass=klaberjass_pb2.KlaberjassAction(play_card=play))
+
+
+def parse_reading(text: str) -> guandan_pb2.GuandanReading:
+    """Read a Guandan reading ``shape:rank:size``, as the service writes it.
+
+    The shape is a :class:`GuandanReading.Shape` name in lower case (``full_house``); the rank
+    is its number (``8``, ``14`` for the ace, ``15``/``16`` for the jokers) or its letter
+    (``A``, ``BJ``); e.g. ``"full_house:8:5"``, ``"straight:A:5"``, ``"bomb:14:4"``.
+
+    Raises:
+        ValueError: the text is not of that form (the message says what to write).
+    """
+    parts = [part.strip() for part in text.strip().split(":")]
+    if len(parts) == 3:
+        shape, rank, size = _SHAPES.get(parts[0].lower()), _reading_rank(parts[1]), parts[2]
+        if shape and rank and size.isdigit():
+            return guandan_pb2.GuandanReading(shape=shape, rank=rank, size=int(size))
+    names = ", ".join(_SHAPES)
+    raise ValueError(f"not a reading: {text!r} (write shape:rank:size, shapes {names})")
+
+
+def _reading_rank(text: str) -> cards_pb2.Rank.ValueType | None:
+    code = text.upper()
+    if code.isdigit():
+        number = int(code)
+        known = cards_pb2.Rank.values()
+        return cards_pb2.Rank.ValueType(number) if number and number in known else None
+    return JOKERS.get(code) or RANKS.get("T" if code == "10" else code)
+
+
+def format_shape(shape: guandan_pb2.GuandanReading.Shape.ValueType) -> str:
+    """The lower-case name of a shape, e.g. ``"full_house"``; ``"?"`` for one this client lacks."""
+    return _SHAPE_NAMES.get(shape, "?")
+
+
+def format_reading(reading: guandan_pb2.GuandanReading) -> str:
+    """The ``shape:rank:size`` form that :func:`parse_reading` reads."""
+    return f"{format_shape(reading.shape)}:{reading.rank}:{reading.size}"
+
+
+def guandan_play(
+    cards: Iterable[str | cards_pb2.Card], reading: str | guandan_pb2.GuandanReading
+) -> game_pb2.Action:
+    """The Guandan action that plays ``cards`` declared as ``reading`` (G-R13).
+
+    The service accepts any cards of the hand that support the reading; whether they do is
+    its judgement (FAILED_PRECONDITION with the rule), not this function's.
+
+    Raises:
+        ValueError: a text names no card, or the reading text is malformed.
+    """
+    declared = parse_reading(reading) if isinstance(reading, str) else reading
+    play = guandan_pb2.GuandanPlay(cards=[_card(card) for card in cards], reading=declared)
+    return game_pb2.Action(guandan=guandan_pb2.GuandanAction(play=play))
+
+
+def guandan_pass() -> game_pb2.Action:
+    """The Guandan action that declines to beat the top play (G-R17)."""
+    return game_pb2.Action(
+        guandan=guandan_pb2.GuandanAction(pass_turn=guandan_pb2.GuandanPassTurn())
+    )
+
+
+def guandan_return(card: str | cards_pb2.Card) -> game_pb2.Action:
+    """The Guandan action that gives ``card`` back for a tribute received (G-R35).
+
+    Raises:
+        ValueError: the text names no card.
+    """
+    chosen = guandan_pb2.GuandanReturnCard(card=_card(card))
+    return game_pb2.Action(guandan=guandan_pb2.GuandanAction(return_card=chosen))

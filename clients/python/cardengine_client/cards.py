@@ -2,13 +2,14 @@
 
 The text form is the one the service uses in its messages and the terminal game asks for:
 a rank letter (``2``-``9``, ``T``, ``J``, ``Q``, ``K``, ``A``; ``10`` is accepted for ten)
-followed by a suit letter (``C``, ``D``, ``S``, ``H``), in any letter case.
+followed by a suit letter (``C``, ``D``, ``S``, ``H``), in any letter case. The jokers, which
+only Guandan uses, are ``BJ`` (black) and ``RJ`` (red) and have no suit.
 
 >>> card = parse_card("10h")
 >>> format_card(card), card.rank == cards_pb2.RANK_TEN
 ('TH', True)
->>> format_cards(sorted(parse_cards(["AH", "2C", "QS"]), key=card_sort_key))
-'2C QS AH'
+>>> format_cards(sorted(parse_cards(["RJ", "AH", "2C", "QS"]), key=card_sort_key))
+'2C QS AH RJ'
 """
 
 from __future__ import annotations
@@ -48,17 +49,24 @@ SUITS: Final = MappingProxyType(
 )
 """Suit letter -> suit enum, in the order hands are sorted (the enum's own order)."""
 
+JOKERS: Final = MappingProxyType({"BJ": cards_pb2.RANK_BLACK_JOKER, "RJ": cards_pb2.RANK_RED_JOKER})
+"""Joker code -> rank enum; a joker's suit is left unset."""
+
 _RANK_LETTERS: Final = MappingProxyType({rank: letter for letter, rank in RANKS.items()})
 _SUIT_LETTERS: Final = MappingProxyType({suit: letter for letter, suit in SUITS.items()})
+_JOKER_CODES: Final = MappingProxyType({rank: code for code, rank in JOKERS.items()})
+_JOKER_SUIT_KEY: Final = max(SUITS.values()) + 1
 
 
 def parse_card(text: str) -> cards_pb2.Card:
-    """Read one card such as ``"QS"``, ``"TH"`` or ``"10h"``.
+    """Read one card such as ``"QS"``, ``"TH"``, ``"10h"`` or a joker, ``"BJ"`` or ``"RJ"``.
 
     Raises:
         ValueError: the text names no card (the message quotes it, for showing to a player).
     """
     code = text.strip().upper()
+    if code in JOKERS:
+        return cards_pb2.Card(rank=JOKERS[code])
     if code.startswith("10"):
         code = "T" + code[2:]
     if len(code) != 2 or code[0] not in RANKS or code[1] not in SUITS:
@@ -81,6 +89,8 @@ def format_card(card: cards_pb2.Card) -> str:
     A newer server may send enum values this client has never seen; showing them as unknown
     keeps a display working instead of failing.
     """
+    if card.rank in _JOKER_CODES and not card.suit:
+        return _JOKER_CODES[card.rank]
     return _RANK_LETTERS.get(card.rank, "?") + _SUIT_LETTERS.get(card.suit, "?")
 
 
@@ -90,5 +100,5 @@ def format_cards(cards: Iterable[cards_pb2.Card]) -> str:
 
 
 def card_sort_key(card: cards_pb2.Card) -> tuple[int, int]:
-    """Sorts by suit (clubs, diamonds, spades, hearts), then by rank from two to ace."""
-    return (card.suit, card.rank)
+    """Sorts by suit (clubs, diamonds, spades, hearts), then rank from two to ace; jokers last."""
+    return (card.suit or _JOKER_SUIT_KEY, card.rank)

@@ -15,11 +15,12 @@ from cardengine.v1 import game_pb2
 from google.protobuf import text_format
 
 from cardengine_client.text.common import GameText, player_label, seat_name, seat_names
+from cardengine_client.text.guandan import GUANDAN_TEXT
 from cardengine_client.text.hearts import HEARTS_TEXT
 from cardengine_client.text.klaberjass import KLABERJASS_TEXT
 
 GAME_TEXTS: Final[Mapping[str, GameText]] = MappingProxyType(
-    {"hearts": HEARTS_TEXT, "klaberjass": KLABERJASS_TEXT}
+    {"hearts": HEARTS_TEXT, "guandan": GUANDAN_TEXT, "klaberjass": KLABERJASS_TEXT}
 )
 """Text support per ``game`` oneof field name."""
 

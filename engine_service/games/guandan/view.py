@@ -1,0 +1,110 @@
+"""A seat's view of a Guandan match, built by copying in only what that seat may know."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Final
+
+from engine_service.games.guandan.cards import kinds_in
+from engine_service.games.guandan.config import CardCountVisibility, GuandanConfig
+from engine_service.games.guandan.state import GuandanState, Phase, TopPlay, Tribute
+
+HIDDEN_COUNT: Final = -1
+"""A card count the viewer may not see (G-R23 ``ten_or_fewer``)."""
+COUNT_SHOWN_AT: Final = 10
+
+
+@dataclass(frozen=True, slots=True)
+class GuandanView:
+    """One seat's knowledge of the match (``seat is None``: a spectator's).
+
+    ``hand`` is the viewer's own; everything else is public. Cards are kinds (plain ints, see
+    :mod:`engine_service.games.guandan.cards`), copies repeated.
+
+    Attributes:
+        seat: the viewer, ``None`` for a spectator.
+        phase: returning, playing or over.
+        to_act: the seats that must act now.
+        deal_number: 0-based deal count.
+        levels: each team's level (team 0 = seats 0 and 2).
+        level: the level of this deal.
+        declarer: the team whose level is in play, ``None`` in the first deal.
+        hand: the viewer's cards, lowest kind first.
+        card_counts: each seat's card count; ``HIDDEN_COUNT`` (-1) where G-R23 hides it. The
+            viewer's own count is always shown.
+        top: the play to beat with its seat and reading; ``None`` when the seat on turn leads.
+        passed: seats that passed since ``top`` was played.
+        finished: this deal's finishing order so far.
+        tributes: this deal's tribute payments (G-R37). A return is shown once every return
+            is in (G-R37); before that ``returned`` is ``None``, except in the receiver's own
+            view, which shows its own choice.
+        anti_tribute: whether tribute was cancelled this deal (G-R33).
+        red_joker_holders: the payers' red jokers, one seat per joker, when the option
+            ``announce_anti_tribute`` is on; empty otherwise.
+        previous_order: the previous deal's finishing order (only the two winners after a
+            double win that ended the deal, G-R21).
+        winners: the winning team's seats once the match is over.
+    """
+
+    seat: int | None
+    phase: Phase
+    to_act: tuple[int, ...]
+    deal_number: int
+    levels: tuple[int, int]
+    level: int
+    declarer: int | None
+    hand: tuple[int, ...]
+    card_counts: tuple[int, ...]
+    top: TopPlay | None
+    passed: tuple[int, ...]
+    finished: tuple[int, ...]
+    tributes: tuple[Tribute, ...]
+    anti_tribute: bool
+    red_joker_holders: tuple[int, ...]
+    previous_order: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+def build_view(
+    state: GuandanState, seat: int | None, config: GuandanConfig, to_act: tuple[int, ...]
+) -> GuandanView:
+    """Whitelist the facts ``seat`` may see; the seed and other hands never enter."""
+    own_hand = kinds_in(state.hands[seat]) if seat is not None else ()
+    return GuandanView(
+        seat=seat,
+        phase=state.phase,
+        to_act=to_act,
+        deal_number=state.deal_number,
+        levels=state.levels,
+        level=state.level,
+        declarer=state.declarer,
+        hand=own_hand,
+        card_counts=tuple(_count(state, s, seat, config) for s in range(len(state.hands))),
+        top=state.top,
+        passed=state.passed,
+        finished=state.finished,
+        tributes=tuple(_tribute(state, t, seat) for t in state.tributes),
+        anti_tribute=state.anti_tribute,
+        red_joker_holders=state.red_joker_holders if config.announce_anti_tribute else (),
+        previous_order=state.previous_order,
+        winners=state.winners,
+    )
+
+
+def _count(state: GuandanState, seat: int, viewer: int | None, config: GuandanConfig) -> int:
+    """G-R23: counts are public, or only at ten or fewer cards (the owner always knows)."""
+    count = state.card_count(seat)
+    if (
+        config.card_count_visibility is CardCountVisibility.ALWAYS
+        or seat == viewer
+        or count <= COUNT_SHOWN_AT
+    ):
+        return count
+    return HIDDEN_COUNT
+
+
+def _tribute(state: GuandanState, tribute: Tribute, viewer: int | None) -> Tribute:
+    """G-R37: returns are revealed together; until then only the receiver sees its own."""
+    if state.phase is Phase.RETURNING and tribute.receiver != viewer:
+        return replace(tribute, returned=None)
+    return tribute
