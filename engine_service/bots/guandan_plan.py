@@ -2,8 +2,9 @@
 
 A hand goes out in a number of plays. Plays that win the lead back by themselves (bombs, a
 red joker, two red jokers) cost nothing: after one of them the hand leads again. A black
-joker and the level rank's single or pair are nearly as good and cost half a play. Every
-other play costs one. :func:`hand_cost` is the cheapest way to split a hand into plays under
+joker and the single or pair of aces or of the level rank are nearly as good and cost half a
+play (counting aces so measured best against the bot without them). Every other play costs
+one. :func:`hand_cost` is the cheapest way to split a hand into plays under
 that measure, in half plays; the bot prefers moves that lower it.
 
 The split works on natural rank counts. Sequences (straights, tubes, plates, G-R8) are
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-from engine_service.core.cards import Suit
+from engine_service.core.cards import ACE, Suit
 from engine_service.games.guandan.cards import BLACK_JOKER, RED_JOKER, kind_of
 from engine_service.games.guandan.sequences import SEQUENCES
 
@@ -35,6 +36,7 @@ FULL: Final = 2
 """One play, in half plays."""
 HALF: Final = 1
 _BOMB: Final = 4
+_ACE: Final = ACE - 2
 
 _WINDOWS: Final = tuple(
     (tuple(rank - 2 for rank in ranks), kind.copies)
@@ -125,7 +127,7 @@ def _naturals_cost(counts: tuple[int, ...], level_index: int, first: int) -> int
         used_up = 0
         for i in ranks:
             n = counts[i]
-            if n < copies or copies < n < copies + _BOMB:
+            if n < copies or copies + _BOMB > n >= _BOMB:
                 break
             used_up += n == copies
         else:
@@ -138,12 +140,15 @@ def _naturals_cost(counts: tuple[int, ...], level_index: int, first: int) -> int
 
 
 def _groups_cost(counts: tuple[int, ...], level_index: int) -> int:
-    """Singles, pairs, triples and bombs of what is left; a triple carries a pair along."""
+    """Singles, pairs, triples and bombs of what is left; a triple carries a pair along.
+
+    Singles and pairs of aces or of the level rank cost half a play (they win most tricks).
+    """
     cost = pairs = triples = 0
     for i, n in enumerate(counts):
         if n >= _BOMB or not n:
             continue
-        if i == level_index and n < 3:
+        if n < 3 and i in (level_index, _ACE):
             cost += HALF
         elif n == 1:
             cost += FULL
