@@ -1,0 +1,119 @@
+"""Part 1: the rules alone, on one core, for every registered game; Hearts beside OpenSpiel.
+
+Random games drive the rules through the generic ``Rules`` calls only (``current_seats``,
+``legal_actions``, ``apply``, ``outcome``), so a new game in the registry is measured with no
+new code. Building views is left out: the figure is the rules' own cost.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine_service.core.protocol import Outcome, Rules
+from engine_service.games import REGISTRY
+from engine_service.games.hearts.config import HeartsConfig, Variant
+
+
+@dataclass(frozen=True)
+class RulesRate:
+    """Random games per second and the cost of one action, one game type."""
+
+    game: str
+    games: int
+    actions: int
+    seconds: float
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds
+
+    @property
+    def micros_per_action(self) -> float:
+        return self.seconds / self.actions * 1e6
+
+
+def play_random(rules: Rules[Any, Any, Any], games: int) -> tuple[int, float]:
+    """Play ``games`` seeded random games; (actions, seconds) on this thread."""
+    actions = 0
+    started = time.perf_counter()
+    for seed in range(games):
+        rng = random.Random(seed)
+        state = rules.new_game(seed)
+        while rules.outcome(state) is None:
+            seat = rules.current_seats(state)[0]
+            legal = rules.legal_actions(state, seat)
+            state = rules.apply(state, seat, legal[rng.randrange(len(legal))])
+            actions += 1
+    return actions, time.perf_counter() - started
+
+
+def rules_rate(game: str, games: int) -> RulesRate:
+    """Random games of ``game`` under its default options."""
+    spec = REGISTRY[game]
+    actions, seconds = play_random(spec.make_rules(spec.config_type()), games)
+    return RulesRate(game, games, actions, seconds)
+
+
+ONE_DEAL = HeartsConfig(target=1, variant=Variant.CLASSIC)
+"""Hearts that ends after its first deal, like OpenSpiel's Hearts game (a tie is shared)."""
+
+
+def hearts_one_deal_rate(games: int) -> RulesRate:
+    """Our Hearts rules, one deal per game (passing on), random play."""
+    actions, seconds = play_random(REGISTRY["hearts"].make_rules(ONE_DEAL), games)
+    return RulesRate("hearts (one deal)", games, actions, seconds)
+
+
+def openspiel_hearts_rate(games: int) -> RulesRate | None:
+    """OpenSpiel's Hearts (C++, one deal, passing on) driven from Python; None if missing.
+
+    Chance nodes (the deal) are sampled by the same Python generator as the players' moves,
+    so both sides pay Python's cost of choosing.
+    """
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("hearts", {"pass_cards": True})
+    actions = 0
+    started = time.perf_counter()
+    for seed in range(games):
+        rng = random.Random(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.randrange(len(legal))])
+            actions += 1
+    return RulesRate("OpenSpiel hearts", games, actions, time.perf_counter() - started)
+
+
+def play_out(game: str, seed: int, players: Sequence[str]) -> Outcome:
+    """Play one game with the named registry bots in seat order; its outcome."""
+    spec = REGISTRY[game]
+    rules = spec.make_rules(spec.config_type())
+    bots = [spec.bots[name] for name in players]
+    rng = random.Random(seed)
+    state = rules.new_game(seed)
+    while (outcome := rules.outcome(state)) is None:
+        seat = rules.current_seats(state)[0]
+        legal = rules.legal_actions(state, seat)
+        state = rules.apply(state, seat, bots[seat].choose(rules.view(state, seat), legal, rng))
+    return outcome
+
+
+def heuristic_win_rate(game: str, games: int) -> float:
+    """Share of seeded games that seat 0 (heuristic bot) wins, alone or shared, against random."""
+    seats = REGISTRY[game].seats
+    wins = sum(
+        0 in play_out(game, seed, ["heuristic"] + ["random"] * (seats - 1)).winners
+        for seed in range(games)
+    )
+    return wins / games

@@ -1,0 +1,130 @@
+"""Parts 2 and 3: SubmitAction beside the floor server, and throughput per process count.
+
+Every run opens its own connections, creates its own fresh games, warms up briefly on other
+games, then replays recorded moves for a bounded time (:mod:`bench.driver`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import redis
+
+from bench.driver import (
+    RATE_CEILING,
+    Game,
+    RunResult,
+    Script,
+    engine_games,
+    floor_games,
+    open_stubs,
+    pool_size,
+    replay,
+)
+from bench.servers import engine_servers
+
+WARMUP_SECONDS = 0.5
+GameMaker = Callable[[Any, int], Awaitable[list[Game]]]
+
+
+async def timed_run(
+    address: str, scripts: Sequence[Script], in_flight: int, seconds: float, make: GameMaker
+) -> RunResult:
+    """One warmed-up run of ``in_flight`` callers against ``address``."""
+    stubs, channels = open_stubs(address)
+    try:
+        cap = int(RATE_CEILING * seconds)
+        warm = await make(stubs[0], 2 * in_flight)
+        games = await make(stubs[0], pool_size(scripts, in_flight, cap))
+        await replay(stubs, warm, in_flight, WARMUP_SECONDS, cap)
+        return await replay(stubs, games, in_flight, seconds, cap)
+    finally:
+        for channel in channels:
+            await channel.close()
+
+
+def on_engine(scripts: Sequence[Script]) -> GameMaker:
+    """Fresh engine games for the scripts."""
+
+    async def make(stub: Any, count: int) -> list[Game]:
+        return await engine_games(stub, scripts, count)
+
+    return make
+
+
+def on_floor(store: redis.Redis, scripts: Sequence[Script]) -> GameMaker:
+    """Fresh floor values for the scripts."""
+
+    async def make(stub: Any, count: int) -> list[Game]:
+        return floor_games(store, scripts, count)
+
+    return make
+
+
+def beside_floor(
+    engine: str,
+    floor: str,
+    store: redis.Redis,
+    scripts: Sequence[Script],
+    levels: Sequence[int],
+    seconds: float,
+) -> list[dict[str, Any]]:
+    """Engine and floor at each in-flight level, one after the other; with the ratios."""
+    rows = []
+    for level in levels:
+        real = asyncio.run(timed_run(engine, scripts, level, seconds, on_engine(scripts)))
+        base = asyncio.run(timed_run(floor, scripts, level, seconds, on_floor(store, scripts)))
+        rows.append(
+            {
+                "in_flight": level,
+                "engine": real.summary(),
+                "floor": base.summary(),
+                "p50_ratio": _ratio(real.percentile(0.5), base.percentile(0.5)),
+                "p99_ratio": _ratio(real.percentile(0.99), base.percentile(0.99)),
+                "throughput_ratio": _ratio(real.throughput, base.throughput),
+            }
+        )
+    return rows
+
+
+def scaling(
+    redis_url: str,
+    scripts: Sequence[Script],
+    counts: Sequence[int],
+    workers: int,
+    in_flight: int,
+    seconds: float,
+) -> list[dict[str, Any]]:
+    """Throughput of 1, 2, 4... engine processes sharing one address and one Redis."""
+    rows = []
+    for count in counts:
+        with engine_servers(redis_url, workers, count) as address:
+            result = asyncio.run(
+                timed_run(address, scripts, in_flight, seconds, on_engine(scripts))
+            )
+        rows.append({"processes": count, **result.summary()})
+    return rows
+
+
+def worker_sweep(
+    redis_url: str,
+    scripts: Sequence[Script],
+    pools: Sequence[int],
+    in_flight: int,
+    seconds: float,
+) -> list[dict[str, Any]]:
+    """Throughput and latency of one engine process per handler-thread count."""
+    rows = []
+    for workers in pools:
+        with engine_servers(redis_url, workers) as address:
+            result = asyncio.run(
+                timed_run(address, scripts, in_flight, seconds, on_engine(scripts))
+            )
+        rows.append({"workers": workers, **result.summary()})
+    return rows
+
+
+def _ratio(value: float, floor: float) -> float:
+    return round(value / floor, 3) if floor else float("nan")
