@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Final
 
 from cardengine.v1 import cards_pb2
 
@@ -13,17 +14,24 @@ from engine_service.core.errors import MalformedRequest
 _PROTO_SUIT_OFFSET = 1
 
 
-def encode_card(card: Card) -> cards_pb2.Card:
-    """The proto of one card."""
+def _card_message(card: int) -> cards_pb2.Card:
     return cards_pb2.Card(
         rank=cards_pb2.Rank.ValueType(card % SUIT_SIZE + 2),  # enum numbers are the ranks
         suit=cards_pb2.Suit.ValueType(card // SUIT_SIZE + _PROTO_SUIT_OFFSET),
     )
 
 
+_CARD_MESSAGES: Final = tuple(_card_message(card) for card in CARDS)
+
+
+def encode_card(card: Card) -> cards_pb2.Card:
+    """The proto of one card: a shared message, so copy it (every repeated field does)."""
+    return _CARD_MESSAGES[card]
+
+
 def encode_cards(cards: Iterable[Card]) -> list[cards_pb2.Card]:
-    """Protos of several cards, in the given order."""
-    return [encode_card(card) for card in cards]
+    """Protos of several cards, in the given order (shared messages, see :func:`encode_card`)."""
+    return [_CARD_MESSAGES[card] for card in cards]
 
 
 def decode_card(message: cards_pb2.Card, field_path: str) -> Card:

@@ -68,7 +68,8 @@ class RedisGameStore:
     def load(self, game_id: str, request_key: str | None = None) -> StoredGame:
         """One command for the game and, when given, the request's remembered reply."""
         fields = ["v", "s"] if request_key is None else ["v", "s", _reply_field(request_key)]
-        version, snapshot, *replay = self._redis.hmget(game_key(game_id), fields)
+        values: list[Any] = self._redis.hmget(game_key(game_id), fields)
+        version, snapshot, *replay = values
         if version is None or snapshot is None:
             raise GameNotFound(f"no game {game_id!r}")
         return StoredGame(
