@@ -81,6 +81,9 @@ QUICK = Plan(
 )
 
 
+PARTS = {"rules", "service"}
+
+
 def rules_part(plan: Plan) -> dict[str, Any]:
     figures: dict[str, Any] = {"rules": []}
     for game in REGISTRY:
@@ -94,8 +97,7 @@ def rules_part(plan: Plan) -> dict[str, Any]:
                 "even_share": 1 / REGISTRY[game].seats,
             }
         )
-    ours = rules.hearts_one_deal_rate(plan.deal_games)
-    spiel = rules.openspiel_hearts_rate(plan.deal_games)
+    ours, spiel = rules.hearts_beside_openspiel(plan.deal_games)
     figures["hearts_one_deal"] = _rate(ours)
     figures["openspiel"] = None if spiel is None else _rate(spiel)
     return figures
@@ -141,12 +143,14 @@ def service_parts(plan: Plan) -> dict[str, Any]:
     return figures
 
 
-def run(plan: Plan, out: Path) -> dict[str, Any]:
-    """Every part; writes the results to ``out`` and returns the figures."""
+def run(plan: Plan, out: Path, parts: set[str] = PARTS) -> dict[str, Any]:
+    """The chosen parts; writes the results to ``out`` and returns the figures."""
     started = time.perf_counter()
     figures: dict[str, Any] = {"settings": asdict(plan)}
-    figures.update(rules_part(plan))
-    figures.update(service_parts(plan))
+    if "rules" in parts:
+        figures.update(rules_part(plan))
+    if "service" in parts:
+        figures.update(service_parts(plan))
     figures["elapsed_seconds"] = round(time.perf_counter() - started, 1)
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.json").write_text(json.dumps(figures, indent=2) + "\n")
@@ -159,8 +163,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds")
     parser.add_argument("--out", type=Path, default=Path("results"), help="where to write")
+    parser.add_argument(
+        "--only", choices=sorted(PARTS), help="run one part (rules alone, or everything served)"
+    )
     args = parser.parse_args()
-    figures = run(QUICK if args.quick else FULL, args.out)
+    figures = run(QUICK if args.quick else FULL, args.out, {args.only} if args.only else PARTS)
     print(markdown(figures))
     print(f"written to {args.out}/ in {figures['elapsed_seconds']} s")
 

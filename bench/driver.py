@@ -79,6 +79,12 @@ class RunResult:
         ordered = sorted(self.latencies_ms)
         return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
 
+    def add(self, other: RunResult) -> None:
+        """Pool another run of the same kind into this one."""
+        self.seconds += other.seconds
+        self.latencies_ms += other.latencies_ms
+        self.errors += other.errors
+
     def summary(self) -> dict[str, Any]:
         return {
             "in_flight": self.in_flight,

@@ -58,8 +58,8 @@ class Tally:
 
     latencies_ms: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     codes: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    games: list[str] = field(default_factory=list)
     finished: set[str] = field(default_factory=set)
-    started: int = 0
     repeats_mismatched: int = 0
 
     async def call(self, name: str, method: Any, request: Any, metadata: Metadata = ()) -> Any:
@@ -108,8 +108,8 @@ async def play_game(tally: Tally, stub: Any, seed: int, deadline: float) -> None
     created = await tally.call("CreateGame", stub.CreateGame, create)
     if created is None:
         return
-    tally.started += 1
     game_id = created.game_id
+    tally.games.append(game_id)
     tokens = {t.seat: token_metadata(t.token) for t in created.seat_tokens}
     while time.perf_counter() < deadline:
         spectator = api.GetGameViewRequest(game_id=game_id)
@@ -155,7 +155,7 @@ def summarize(tally: Tally, elapsed: float, problems: dict[str, list[str]]) -> d
     submitted = tally.codes["SubmitAction"]["OK"]
     return {
         "seconds": round(elapsed, 2),
-        "games_started": tally.started,
+        "games_started": len(tally.games),
         "games_finished": len(tally.finished),
         "actions_per_second": round(submitted / elapsed, 1) if elapsed else 0.0,
         "rpcs": {

@@ -145,8 +145,7 @@ def storage_section(figures: dict[str, Any]) -> list[str]:
             s["live_games"],
             s["live_snapshot_bytes_mean"],
             s["redis_bytes_per_game"],
-            f"{s['game_hash_bytes_per_game']} / {s['log_bytes_per_game']} / "
-            f"{s['reply_bytes_per_game']}",
+            f"{s['game_hash_bytes_per_game']} / {s['log_bytes_per_game']}",
         ]
         for s in figures["storage"]
     ]
@@ -156,7 +155,7 @@ def storage_section(figures: dict[str, Any]) -> list[str]:
         "live games",
         "their mean snapshot",
         "Redis bytes per live game",
-        "of which game hash / log / remembered replies",
+        "of which game hash (snapshot + remembered replies) / log",
     ]
     return lines + _table(header, rows)
 
@@ -187,7 +186,7 @@ def goals_section(figures: dict[str, Any]) -> list[str]:
         rows.append(
             _goal("Hearts games/s", "≥ 1.0 x OpenSpiel", round(ratio, 2), ratio >= GOAL_OPENSPIEL)
         )
-    for s in figures["storage"]:
+    for s in figures.get("storage", []):
         if s["game"] == "hearts":
             rows.append(
                 _goal(
@@ -206,14 +205,15 @@ def _goal(name: str, goal: str, value: Any, met: bool) -> list[Any]:
 
 def markdown(figures: dict[str, Any]) -> str:
     """The whole report as Markdown."""
-    sections = [
-        rules_section(figures),
-        service_section(figures),
-        scaling_section(figures),
-        workers_section(figures),
-        storage_section(figures),
-        goals_section(figures),
-    ]
+    sections = [rules_section(figures)] if "rules" in figures else []
+    if "service" in figures:
+        sections += [
+            service_section(figures),
+            scaling_section(figures),
+            workers_section(figures),
+            storage_section(figures),
+        ]
+    sections.append(goals_section(figures))
     return "\n\n".join("\n".join(s) for s in sections) + "\n"
 
 
@@ -225,6 +225,8 @@ def plots(figures: dict[str, Any], folder: Path) -> list[Path]:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
+        return []
+    if "service" not in figures:
         return []
     written = []
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
@@ -257,6 +259,9 @@ def plots(figures: dict[str, Any], folder: Path) -> list[Path]:
 
 
 def _save(fig: Any, path: Path) -> Path:
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     fig.savefig(path, dpi=100)
+    plt.close(fig)
     return path

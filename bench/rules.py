@@ -3,6 +3,10 @@
 Random games drive the rules through the generic ``Rules`` calls only (``current_seats``,
 ``legal_actions``, ``apply``, ``outcome``), so a new game in the registry is measured with no
 new code. Building views is left out: the figure is the rules' own cost.
+
+Times are this process's CPU time (``time.process_time``), not wall time: on a machine shared
+with other work a wall clock also counts the time other processes held the core. Hearts and
+OpenSpiel are run in alternating slices so that both see the same machine.
 """
 
 from __future__ import annotations
@@ -38,9 +42,13 @@ class RulesRate:
 
 def play_random(rules: Rules[Any, Any, Any], games: int) -> tuple[int, float]:
     """Play ``games`` seeded random games; (actions, seconds) on this thread."""
+    return _play_random(rules, range(games))
+
+
+def _play_random(rules: Rules[Any, Any, Any], seeds: range) -> tuple[int, float]:
     actions = 0
-    started = time.perf_counter()
-    for seed in range(games):
+    started = time.process_time()
+    for seed in seeds:
         rng = random.Random(seed)
         state = rules.new_game(seed)
         while rules.outcome(state) is None:
@@ -48,7 +56,7 @@ def play_random(rules: Rules[Any, Any, Any], games: int) -> tuple[int, float]:
             legal = rules.legal_actions(state, seat)
             state = rules.apply(state, seat, legal[rng.randrange(len(legal))])
             actions += 1
-    return actions, time.perf_counter() - started
+    return actions, time.process_time() - started
 
 
 def rules_rate(game: str, games: int) -> RulesRate:
@@ -62,26 +70,52 @@ ONE_DEAL = HeartsConfig(target=1, variant=Variant.CLASSIC)
 """Hearts that ends after its first deal, like OpenSpiel's Hearts game (a tie is shared)."""
 
 
-def hearts_one_deal_rate(games: int) -> RulesRate:
-    """Our Hearts rules, one deal per game (passing on), random play."""
-    actions, seconds = play_random(REGISTRY["hearts"].make_rules(ONE_DEAL), games)
-    return RulesRate("hearts (one deal)", games, actions, seconds)
+SLICES = 10
+"""Alternations of our Hearts and OpenSpiel's in one comparison."""
 
 
-def openspiel_hearts_rate(games: int) -> RulesRate | None:
-    """OpenSpiel's Hearts (C++, one deal, passing on) driven from Python; None if missing.
+def hearts_beside_openspiel(games: int) -> tuple[RulesRate, RulesRate | None]:
+    """Our Hearts (one deal per game) and OpenSpiel's, ``games`` random games each.
 
-    Chance nodes (the deal) are sampled by the same Python generator as the players' moves,
-    so both sides pay Python's cost of choosing.
+    OpenSpiel's is ``None`` when ``open_spiel`` is not installed.
     """
+    ours = REGISTRY["hearts"].make_rules(ONE_DEAL)
+    theirs = _openspiel_hearts()
+    mine, spiel = [0, 0.0], [0, 0.0]
+    step = max(1, games // SLICES)
+    for first in range(0, games, step):
+        seeds = range(first, min(games, first + step))
+        _add(mine, _play_random(ours, seeds))
+        if theirs is not None:
+            _add(spiel, _play_openspiel(theirs, seeds))
+    mine_rate = RulesRate("hearts (one deal)", games, int(mine[0]), mine[1])
+    if theirs is None:
+        return mine_rate, None
+    return mine_rate, RulesRate("OpenSpiel hearts", games, int(spiel[0]), spiel[1])
+
+
+def _add(total: list[float], part: tuple[int, float]) -> None:
+    total[0] += part[0]
+    total[1] += part[1]
+
+
+def _openspiel_hearts() -> Any:
     try:
         import pyspiel
     except ImportError:
         return None
-    game = pyspiel.load_game("hearts", {"pass_cards": True})
+    return pyspiel.load_game("hearts", {"pass_cards": True})
+
+
+def _play_openspiel(game: Any, seeds: range) -> tuple[int, float]:
+    """OpenSpiel's Hearts (C++, one deal, passing on) driven from Python.
+
+    Chance nodes (the deal) are sampled by the same Python generator as the players' moves,
+    so both sides pay Python's cost of choosing.
+    """
     actions = 0
-    started = time.perf_counter()
-    for seed in range(games):
+    started = time.process_time()
+    for seed in seeds:
         rng = random.Random(seed)
         state = game.new_initial_state()
         while not state.is_terminal():
@@ -92,7 +126,7 @@ def openspiel_hearts_rate(games: int) -> RulesRate | None:
                 legal = state.legal_actions()
                 state.apply_action(legal[rng.randrange(len(legal))])
             actions += 1
-    return RulesRate("OpenSpiel hearts", games, actions, time.perf_counter() - started)
+    return actions, time.process_time() - started
 
 
 def play_out(game: str, seed: int, players: Sequence[str]) -> Outcome:
