@@ -7,6 +7,7 @@ games, then replays recorded moves for a bounded time (:mod:`bench.driver`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -65,6 +66,24 @@ def on_floor(store: redis.Redis, scripts: Sequence[Script]) -> GameMaker:
     return make
 
 
+def take_turns(
+    sides: Sequence[tuple[str, GameMaker]], scripts: Sequence[Script], level: int, seconds: float
+) -> list[RunResult]:
+    """Each side's pooled runs at ``level`` in flight, the sides taking turns.
+
+    Each side runs ``ROUNDS`` times for a share of ``seconds``, in forward then reverse order,
+    so a burst of other work on a shared machine lands on every side rather than on one.
+    """
+    pooled = [RunResult(level, 0.0) for _ in sides]
+    for turn in range(ROUNDS):
+        order = list(range(len(sides)))[:: 1 if turn % 2 == 0 else -1]
+        for index in order:
+            address, make = sides[index]
+            run = asyncio.run(timed_run(address, scripts, level, seconds / ROUNDS, make))
+            pooled[index].add(run)
+    return pooled
+
+
 def beside_floor(
     engine: str,
     floor: str,
@@ -73,20 +92,11 @@ def beside_floor(
     levels: Sequence[int],
     seconds: float,
 ) -> list[dict[str, Any]]:
-    """Engine and floor at each in-flight level, taking turns; with the ratios.
-
-    Each side runs ``ROUNDS`` times for a share of ``seconds`` (engine first, then floor
-    first, ...) and its runs are pooled, so a burst of other work on a shared machine lands
-    on both sides rather than on one.
-    """
+    """Engine and floor at each in-flight level, taking turns; with the ratios."""
     rows = []
-    share = seconds / ROUNDS
+    sides = [(engine, on_engine(scripts)), (floor, on_floor(store, scripts))]
     for level in levels:
-        real, base = RunResult(level, 0.0), RunResult(level, 0.0)
-        for turn in range(ROUNDS):
-            sides = [(real, engine, on_engine(scripts)), (base, floor, on_floor(store, scripts))]
-            for pooled, address, make in sides[:: 1 if turn % 2 == 0 else -1]:
-                pooled.add(asyncio.run(timed_run(address, scripts, level, share, make)))
+        real, base = take_turns(sides, scripts, level, seconds)
         rows.append(
             {
                 "in_flight": level,
@@ -108,15 +118,15 @@ def scaling(
     in_flight: int,
     seconds: float,
 ) -> list[dict[str, Any]]:
-    """Throughput of 1, 2, 4... engine processes sharing one address and one Redis."""
-    rows = []
-    for count in counts:
-        with engine_servers(redis_url, workers, count) as address:
-            result = asyncio.run(
-                timed_run(address, scripts, in_flight, seconds, on_engine(scripts))
-            )
-        rows.append({"processes": count, **result.summary()})
-    return rows
+    """Throughput of 1, 2, 4... engine processes sharing one address and one Redis.
+
+    Every group is started first (idle processes cost nothing), then the groups take turns.
+    """
+    with contextlib.ExitStack() as stack:
+        groups = [stack.enter_context(engine_servers(redis_url, workers, n)) for n in counts]
+        sides = [(address, on_engine(scripts)) for address in groups]
+        results = take_turns(sides, scripts, in_flight, seconds)
+    return [{"processes": n, **r.summary()} for n, r in zip(counts, results, strict=True)]
 
 
 def worker_sweep(
@@ -126,15 +136,12 @@ def worker_sweep(
     in_flight: int,
     seconds: float,
 ) -> list[dict[str, Any]]:
-    """Throughput and latency of one engine process per handler-thread count."""
-    rows = []
-    for workers in pools:
-        with engine_servers(redis_url, workers) as address:
-            result = asyncio.run(
-                timed_run(address, scripts, in_flight, seconds, on_engine(scripts))
-            )
-        rows.append({"workers": workers, **result.summary()})
-    return rows
+    """Throughput and latency of one engine process per handler-thread count, taking turns."""
+    with contextlib.ExitStack() as stack:
+        servers = [stack.enter_context(engine_servers(redis_url, n)) for n in pools]
+        sides = [(address, on_engine(scripts)) for address in servers]
+        results = take_turns(sides, scripts, in_flight, seconds)
+    return [{"workers": n, **r.summary()} for n, r in zip(pools, results, strict=True)]
 
 
 def _ratio(value: float, floor: float) -> float:
