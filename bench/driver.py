@@ -65,6 +65,7 @@ class RunResult:
     seconds: float
     latencies_ms: list[float] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
+    server_cpu_seconds: float = 0.0
 
     @property
     def calls(self) -> int:
@@ -84,6 +85,12 @@ class RunResult:
         self.seconds += other.seconds
         self.latencies_ms += other.latencies_ms
         self.errors += other.errors
+        self.server_cpu_seconds += other.server_cpu_seconds
+
+    @property
+    def cpu_us_per_call(self) -> float:
+        """Server CPU time per call, in microseconds (0 when the server is not ours)."""
+        return self.server_cpu_seconds / self.calls * 1e6 if self.calls else 0.0
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -93,6 +100,7 @@ class RunResult:
             "throughput": round(self.throughput, 1),
             "p50_ms": round(self.percentile(0.5), 3),
             "p99_ms": round(self.percentile(0.99), 3),
+            "cpu_us_per_call": round(self.cpu_us_per_call),
             "errors": dict(self.errors),
         }
 

@@ -68,7 +68,8 @@ def service_section(figures: dict[str, Any]) -> list[str]:
         "",
         "Every seat human-driven by the load generator, so one call applies exactly one "
         "action. Floor: same gRPC server and thread pool, handler = one Redis GET + one Lua "
-        "compare-and-set of a snapshot-sized value.",
+        "compare-and-set of a snapshot-sized value. Server CPU is the server process's own "
+        "CPU time per call, the steadiest figure on a shared machine.",
         "",
     ]
     rows = []
@@ -84,10 +85,20 @@ def service_section(figures: dict[str, Any]) -> list[str]:
                     f"{real['p99_ms']:.2f} / {base['p99_ms']:.2f} = {row['p99_ratio']:.2f}",
                     f"{real['throughput']:.0f} / {base['throughput']:.0f} = "
                     f"**{row['throughput_ratio']:.2f}**",
+                    f"{real['cpu_us_per_call']} / {base['cpu_us_per_call']} = "
+                    f"{row['cpu_ratio']:.2f}",
                     ", ".join(f"{k} {v}" for k, v in errors.items()) or "none",
                 ]
             )
-    header = ["game", "in flight", "p50 ms engine / floor", "p99 ms", "calls/s", "errors"]
+    header = [
+        "game",
+        "in flight",
+        "p50 ms engine / floor",
+        "p99 ms",
+        "calls/s",
+        "server CPU µs/call",
+        "errors",
+    ]
     return lines + _table(header, rows)
 
 

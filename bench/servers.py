@@ -7,17 +7,37 @@ their interpreter lock. Several engine processes may serve one address (``SO_REU
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import grpc
 
 from engine_service.devtools.local import free_port
 
 STARTUP_SECONDS = 20.0
+ROOT = Path(__file__).resolve().parents[1]
+"""The repository, where ``python -m bench.floor`` finds the ``bench`` package."""
+_SERVING: dict[str, list[int]] = {}
+"""Process ids of the servers running now, by address."""
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(address: str) -> float:
+    """CPU time used so far by the server processes on ``address`` (Linux ``/proc``).
+
+    On a machine shared with other work this is steadier than wall time: it counts only
+    what the server itself ran.
+    """
+    total = 0
+    for pid in _SERVING.get(address, []):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / _TICKS
 
 
 def _wait_ready(address: str, processes: list[subprocess.Popen[bytes]]) -> None:
@@ -36,7 +56,9 @@ def _wait_ready(address: str, processes: list[subprocess.Popen[bytes]]) -> None:
 def _processes(commands: list[list[str]], address: str) -> Iterator[str]:
     """Start the commands; their logs (one JSON line per RPC, as in production) go to a file."""
     with tempfile.TemporaryFile() as log:
-        processes = [subprocess.Popen(command, stdout=log, stderr=log) for command in commands]
+        processes = [
+            subprocess.Popen(command, stdout=log, stderr=log, cwd=ROOT) for command in commands
+        ]
         try:
             try:
                 _wait_ready(address, processes)
@@ -45,8 +67,10 @@ def _processes(commands: list[list[str]], address: str) -> Iterator[str]:
                 sys.stderr.write(log.read()[-4000:].decode(errors="replace"))
                 raise
             time.sleep(0.2 * (len(processes) - 1))  # every process has bound, not just one
+            _SERVING[address] = [p.pid for p in processes]
             yield address
         finally:
+            _SERVING.pop(address, None)
             for process in processes:
                 process.terminate()
             for process in processes:

@@ -24,7 +24,7 @@ from bench.driver import (
     pool_size,
     replay,
 )
-from bench.servers import engine_servers
+from bench.servers import cpu_seconds, engine_servers
 
 WARMUP_SECONDS = 0.3
 ROUNDS = 3
@@ -42,7 +42,10 @@ async def timed_run(
         warm = await make(stubs[0], 2 * in_flight)
         games = await make(stubs[0], pool_size(scripts, in_flight, cap))
         await replay(stubs, warm, in_flight, WARMUP_SECONDS, cap)
-        return await replay(stubs, games, in_flight, seconds, cap)
+        cpu_before = cpu_seconds(address)
+        result = await replay(stubs, games, in_flight, seconds, cap)
+        result.server_cpu_seconds = cpu_seconds(address) - cpu_before
+        return result
     finally:
         for channel in channels:
             await channel.close()
@@ -105,6 +108,7 @@ def beside_floor(
                 "p50_ratio": _ratio(real.percentile(0.5), base.percentile(0.5)),
                 "p99_ratio": _ratio(real.percentile(0.99), base.percentile(0.99)),
                 "throughput_ratio": _ratio(real.throughput, base.throughput),
+                "cpu_ratio": _ratio(real.cpu_us_per_call, base.cpu_us_per_call),
             }
         )
     return rows
