@@ -31,7 +31,7 @@ from bench.report import markdown, plots
 from bench.servers import engine_servers, floor_server
 from engine_service.devtools.local import redis_server
 from engine_service.games import REGISTRY
-from engine_service.settings import Settings
+from engine_service.settings import parse_settings
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ FULL = Plan(
     processes=(1, 2, 4),
     pools=(2, 4, 8, 16, 32),
     storage_games=40,
-    workers=Settings().workers,
+    workers=parse_settings([]).workers,
 )
 QUICK = Plan(
     rules_games=3,
@@ -76,7 +76,7 @@ QUICK = Plan(
     processes=(1, 2),
     pools=(4,),
     storage_games=2,
-    workers=Settings().workers,
+    workers=parse_settings([]).workers,
     scaling_in_flight=4,
 )
 

@@ -41,7 +41,7 @@ from bench.driver import Metadata, open_stubs, token_metadata
 from bench.servers import engine_servers
 from engine_service.devtools.local import redis_server
 from engine_service.games import REGISTRY
-from engine_service.settings import Settings
+from engine_service.settings import parse_settings
 
 EXPECTED_CODES = {"OK", "ABORTED"}
 REPEAT_EVERY = 40
@@ -213,7 +213,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--address", help="a running engine (with --redis-url)")
     parser.add_argument("--redis-url", help="the Redis that engine uses")
-    parser.add_argument("--workers", type=int, default=Settings().workers)
+    parser.add_argument("--workers", type=int, default=parse_settings([]).workers)
     parser.add_argument("--out", type=Path, default=Path("results"))
     args = parser.parse_args()
     clients, games, seconds = (
