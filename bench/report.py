@@ -66,7 +66,7 @@ def service_section(figures: dict[str, Any]) -> list[str]:
         f"### 2. SubmitAction beside the floor server ({settings['workers']} handler threads, "
         f"{settings['seconds']} s per run, real Redis, loopback)",
         "",
-        "Every seat human-driven by the load generator, so one call applies exactly one "
+        "Every seat human-driven by the benchmark, so one call applies exactly one "
         "action. Floor: same gRPC server and thread pool, handler = one Redis GET + one Lua "
         "compare-and-set of a snapshot-sized value. Server CPU is the server process's own "
         "CPU time per call, the steadiest figure on a shared machine.",
@@ -166,7 +166,7 @@ def storage_section(figures: dict[str, Any]) -> list[str]:
         "live games",
         "their mean snapshot",
         "Redis bytes per live game",
-        "of which game hash (snapshot + remembered replies) / log",
+        "of which game hash (snapshot + remembered request versions) / log",
     ]
     return lines + _table(header, rows)
 
