@@ -39,6 +39,7 @@ class Plan:
     """How much each part does."""
 
     rules_games: int
+    rules_seconds: float
     deal_games: int
     win_games: int
     seconds: float
@@ -54,6 +55,7 @@ class Plan:
 
 FULL = Plan(
     rules_games=300,
+    rules_seconds=20.0,
     deal_games=2000,
     win_games=300,
     seconds=4.0,
@@ -67,6 +69,7 @@ FULL = Plan(
 )
 QUICK = Plan(
     rules_games=3,
+    rules_seconds=2.0,
     deal_games=20,
     win_games=3,
     seconds=0.3,
@@ -87,13 +90,15 @@ PARTS = {"rules", "service"}
 def rules_part(plan: Plan) -> dict[str, Any]:
     figures: dict[str, Any] = {"rules": []}
     for game in REGISTRY:
-        rate = rules.rules_rate(game, plan.rules_games)
+        rate = rules.rules_rate(game, plan.rules_games, plan.rules_seconds)
+        wins, played = rules.heuristic_win_rate(game, plan.win_games, plan.rules_seconds)
         figures["rules"].append(
             {
                 **asdict(rate),
                 "games_per_second": rate.games_per_second,
                 "micros_per_action": rate.micros_per_action,
-                "heuristic_wins": rules.heuristic_win_rate(game, plan.win_games),
+                "heuristic_wins": wins,
+                "heuristic_games": played,
                 "even_share": 1 / REGISTRY[game].seats,
             }
         )

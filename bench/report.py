@@ -26,17 +26,23 @@ def rules_section(figures: dict[str, Any]) -> list[str]:
     rows = [
         [
             r["game"],
+            r["games"],
             _fmt(r["games_per_second"], 1),
             _fmt(r["micros_per_action"], 1),
             round(r["actions"] / r["games"]),
-            f"{r['heuristic_wins']:.1%} (even share {r['even_share']:.0%})",
+            f"{r['heuristic_wins']:.1%} of {r['heuristic_games']} (even share "
+            f"{r['even_share']:.0%})",
         ]
         for r in figures["rules"]
     ]
-    lines = [f"### 1. Rules alone, one core ({figures['rules'][0]['games']} random games each)", ""]
-    lines += _table(
-        ["game", "games/s", "µs/action", "actions/game", "heuristic seat 0 vs random: wins"], rows
-    )
+    settings = figures["settings"]
+    lines = [
+        f"### 1. Rules alone, one core ({settings['rules_games']} random games each, or "
+        f"{settings['rules_seconds']:.0f} s of CPU)",
+        "",
+    ]
+    header = ["game", "games", "games/s", "µs/action", "actions/game", "heuristic seat 0 wins"]
+    lines += _table(header, rows)
     spiel = figures.get("openspiel")
     ours = figures["hearts_one_deal"]
     lines += ["", f"Hearts beside OpenSpiel's Hearts ({ours['games']} one-deal games each, "]

@@ -11,6 +11,7 @@ OpenSpiel are run in alternating slices so that both see the same machine.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Sequence
@@ -40,11 +41,6 @@ class RulesRate:
         return self.seconds / self.actions * 1e6
 
 
-def play_random(rules: Rules[Any, Any, Any], games: int) -> tuple[int, float]:
-    """Play ``games`` seeded random games; (actions, seconds) on this thread."""
-    return _play_random(rules, range(games))
-
-
 def _play_random(rules: Rules[Any, Any, Any], seeds: range) -> tuple[int, float]:
     actions = 0
     started = time.process_time()
@@ -59,11 +55,19 @@ def _play_random(rules: Rules[Any, Any, Any], seeds: range) -> tuple[int, float]
     return actions, time.process_time() - started
 
 
-def rules_rate(game: str, games: int) -> RulesRate:
-    """Random games of ``game`` under its default options."""
+def rules_rate(game: str, games: int, seconds: float = math.inf) -> RulesRate:
+    """Random games of ``game`` under its default options.
+
+    Plays ``games`` games, or fewer if ``seconds`` of CPU time run out first (checked
+    between games).
+    """
     spec = REGISTRY[game]
-    actions, seconds = play_random(spec.make_rules(spec.config_type()), games)
-    return RulesRate(game, games, actions, seconds)
+    rules = spec.make_rules(spec.config_type())
+    played, actions, spent = 0, 0, 0.0
+    while played < games and spent < seconds:
+        more, used = _play_random(rules, range(played, played + 1))
+        played, actions, spent = played + 1, actions + more, spent + used
+    return RulesRate(game, played, actions, spent)
 
 
 ONE_DEAL = HeartsConfig(target=1, variant=Variant.CLASSIC)
@@ -143,11 +147,16 @@ def play_out(game: str, seed: int, players: Sequence[str]) -> Outcome:
     return outcome
 
 
-def heuristic_win_rate(game: str, games: int) -> float:
-    """Share of seeded games that seat 0 (heuristic bot) wins, alone or shared, against random."""
+def heuristic_win_rate(game: str, games: int, seconds: float = math.inf) -> tuple[float, int]:
+    """Share of seeded games that seat 0 (heuristic bot) wins, alone or shared, against random.
+
+    Plays ``games`` games, or fewer if ``seconds`` of wall time run out first; returns the
+    share and the number of games played.
+    """
     seats = REGISTRY[game].seats
-    wins = sum(
-        0 in play_out(game, seed, ["heuristic"] + ["random"] * (seats - 1)).winners
-        for seed in range(games)
-    )
-    return wins / games
+    deadline = time.perf_counter() + seconds
+    wins = played = 0
+    while played < games and time.perf_counter() < deadline:
+        outcome = play_out(game, played, ["heuristic"] + ["random"] * (seats - 1))
+        wins, played = wins + (0 in outcome.winners), played + 1
+    return wins / played, played

@@ -23,15 +23,20 @@ from engine_service.games import REGISTRY
 from engine_service.store.redis_store import RedisGameStore, game_key
 
 TTL_SECONDS = 3600
+WHOLE_GAME_CAP = 3000
+"""Most actions of the one game followed from start to end (a bound on the part's time)."""
 
 
-def _play(engine: Engine, game: str, seed: int, stop_after: int | None) -> Iterator[str]:
-    """Play a seeded random all-human game; yields its id after every action."""
+def _play(engine: Engine, game: str, seed: int, stop_after: int) -> Iterator[str]:
+    """Play a seeded random all-human game for up to ``stop_after`` actions.
+
+    Yields the game's id after every action.
+    """
     spec = REGISTRY[game]
     created = engine.create_game(game, spec.config_type(), [PlayerKind.HUMAN] * spec.seats, seed)
     rng = random.Random(seed)
     game_id, view, done = created.game_id, created.view, 0
-    while view.outcome is None and (stop_after is None or done < stop_after):
+    while view.outcome is None and done < stop_after:
         seat = view.to_act[0]
         token = created.tokens[seat]
         legal = engine.view(game_id, seat, token).legal
@@ -50,7 +55,8 @@ def storage(redis_url: str, game: str, games: int) -> dict[str, Any]:
     client = redis.Redis.from_url(redis_url)
     client.flushdb()
     engine = Engine(RedisGameStore(client, TTL_SECONDS))
-    whole = [int(client.hstrlen(game_key(g), "s")) for g in _play(engine, game, 0, None)]
+    played = _play(engine, game, 0, WHOLE_GAME_CAP)
+    whole = [int(client.hstrlen(game_key(g), "s")) for g in played]
     client.flushdb()
     before = int(client.info("memory")["used_memory"])
     rng = random.Random(1)

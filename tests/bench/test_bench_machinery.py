@@ -29,7 +29,8 @@ GAMES = sorted(REGISTRY)
 def test_rules_part_plays_every_game(game):
     rate = rules.rules_rate(game, 1)
     assert rate.games == 1 and rate.actions > 0
-    assert 0.0 <= rules.heuristic_win_rate(game, 1) <= 1.0
+    share, played = rules.heuristic_win_rate(game, 1)
+    assert played == 1 and 0.0 <= share <= 1.0
 
 
 def test_one_deal_hearts_is_one_hand():
