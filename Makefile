@@ -14,8 +14,10 @@ PROTO_SRC := $(shell find protos -name '*.proto')
 GEN_ROOT := clients/python
 GEN_STAMP := $(GEN_ROOT)/cardengine/.generated
 VENV_STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.bench-installed
+BENCH_ARGS := $(if $(QUICK),--quick,)
 
-.PHONY: help setup system-deps node-deps protos stubs-deps stubs stubs-check run test lint format play bench golden clean
+.PHONY: help setup system-deps node-deps protos stubs-deps stubs stubs-check run test lint format play bench load golden clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -100,8 +102,15 @@ format: setup ## apply ruff's fixes and formatting
 play: setup ## play $(GAME) in the terminal against bots (starts a local service unless ENGINE_ADDRESS is set)
 	$(PY) -m engine_service.devtools.play --game $(GAME)
 
-bench: setup ## print benchmark figures (rules alone and through the running service)
-	$(PY) -m bench
+$(BENCH_STAMP): pyproject.toml $(VENV_STAMP)
+	$(PY) -m pip install -q -e '.[dev,bench]'
+	touch $@
+
+bench: setup $(BENCH_STAMP) ## figures beside their floors into results/ (QUICK=1: a smoke run)
+	$(PY) -m bench $(BENCH_ARGS)
+
+load: setup ## load test: many clients play whole games, then every stored game is checked
+	$(PY) -m bench.load $(BENCH_ARGS)
 
 golden: setup ## rewrite tests/golden/ after an intended rules change
 	$(PY) -m tests.golden.record

@@ -1,140 +1,180 @@
-"""``make bench``: rules speed on one core, and SubmitAction latency through a live service.
+"""``make bench``: every figure beside its floor, for every registered game.
 
-Every game in the registry is measured. The service part starts its own redis-server and
-engine server on loopback, plays seeded games with one human seat and three bots, and times
-each SubmitAction round trip (the bots' replies happen inside the same call, as in
-production). Run with ``--quick`` for a smoke run.
+1. Rules alone, one core: random games per second and µs per action; Hearts beside
+   OpenSpiel's Hearts on the same number of one-deal games; the heuristic bot's win rate.
+2. SubmitAction through a real engine server and Redis, at 1, 16 and 64 calls in flight,
+   beside a floor server of the same kind started in the same run.
+3. Throughput of 1, 2 and 4 engine processes serving one address; and per thread-pool size.
+4. Snapshot bytes and Redis memory per live game.
+
+Writes ``bench.json``, ``bench.md`` and PNG plots to ``--out`` (default ``results/``) and
+prints the Markdown. Seeds are fixed and every run is bounded in time; ``--quick`` is a smoke
+run of a few seconds per part.
 """
 
 from __future__ import annotations
 
 import argparse
-import random
-import statistics
+import asyncio
+import contextlib
+import json
 import time
-import uuid
-from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
-import grpc
-from cardengine.v1 import engine_service_pb2 as api
-from cardengine.v1 import engine_service_pb2_grpc, game_pb2
+import redis
 
-from engine_service.core.protocol import Outcome
-from engine_service.devtools.local import local_service
+from bench import rules, service, storage
+from bench.driver import record_scripts
+from bench.report import markdown, plots
+from bench.servers import engine_servers, floor_server
+from engine_service.devtools.local import redis_server
 from engine_service.games import REGISTRY
+from engine_service.settings import parse_settings
 
 
-def play_out(game: str, seed: int, players: Sequence[str]) -> Outcome:
-    """Play one game with the named registry bots in seat order; its outcome."""
-    spec = REGISTRY[game]
-    rules = spec.make_rules(spec.config_type())
-    bots = [spec.bots[name] for name in players]
-    rng = random.Random(seed)
-    state = rules.new_game(seed)
-    while (outcome := rules.outcome(state)) is None:
-        seat = rules.current_seats(state)[0]
-        legal = rules.legal_actions(state, seat)
-        state = rules.apply(state, seat, bots[seat].choose(rules.view(state, seat), legal, rng))
-    return outcome
+@dataclass(frozen=True)
+class Plan:
+    """How much each part does."""
+
+    rules_games: int
+    rules_seconds: float
+    deal_games: int
+    win_games: int
+    seconds: float
+    levels: tuple[int, ...]
+    scripts: int
+    script_actions: int
+    processes: tuple[int, ...]
+    pools: tuple[int, ...]
+    storage_games: int
+    workers: int
+    scaling_in_flight: int = 64
 
 
-def rules_rate(game: str, games: int) -> tuple[float, float]:
-    """Random games per second and microseconds per action, rules alone, this thread only.
-
-    The random bot picks from the legal actions without looking at its view; building the
-    view is left out so that the figure is the rules' own cost.
-    """
-    spec = REGISTRY[game]
-    rules = spec.make_rules(spec.config_type())
-    actions = 0
-    started = time.perf_counter()
-    for seed in range(games):
-        rng = random.Random(seed)
-        state = rules.new_game(seed)
-        while rules.outcome(state) is None:
-            seat = rules.current_seats(state)[0]
-            legal = rules.legal_actions(state, seat)
-            state = rules.apply(state, seat, legal[rng.randrange(len(legal))])
-            actions += 1
-    elapsed = time.perf_counter() - started
-    return games / elapsed, elapsed / actions * 1e6
-
-
-def heuristic_win_rate(game: str, games: int) -> float:
-    """Share of seeded games that seat 0 (heuristic bot) wins, alone or shared, against random."""
-    seats = REGISTRY[game].seats
-    wins = sum(
-        0 in play_out(game, seed, ["heuristic"] + ["random"] * (seats - 1)).winners
-        for seed in range(games)
-    )
-    return wins / games
-
-
-def percentile(samples: list[float], fraction: float) -> float:
-    """The sample at ``fraction`` of the sorted list (nearest rank)."""
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+FULL = Plan(
+    rules_games=300,
+    rules_seconds=20.0,
+    deal_games=2000,
+    win_games=300,
+    seconds=4.0,
+    levels=(1, 16, 64),
+    scripts=3,
+    script_actions=2000,
+    processes=(1, 2, 4),
+    pools=(2, 4, 8, 16, 32),
+    storage_games=40,
+    workers=parse_settings([]).workers,
+)
+QUICK = Plan(
+    rules_games=3,
+    rules_seconds=2.0,
+    deal_games=20,
+    win_games=3,
+    seconds=0.3,
+    levels=(1, 4),
+    scripts=1,
+    script_actions=60,
+    processes=(1, 2),
+    pools=(4,),
+    storage_games=2,
+    workers=parse_settings([]).workers,
+    scaling_in_flight=4,
+)
 
 
-def submit_latencies(game: str, stub: Any, actions: int) -> list[float]:
-    """Milliseconds per SubmitAction over whole games of one human seat against bots."""
-    spec = REGISTRY[game]
-    seats = [game_pb2.PLAYER_TYPE_HUMAN] + [game_pb2.PLAYER_TYPE_BOT_HEURISTIC] * (spec.seats - 1)
-    samples: list[float] = []
-    seed = 0
-    while len(samples) < actions:
-        seed += 1
-        created = stub.CreateGame(api.CreateGameRequest(game_type=game, seats=seats, seed=seed))
-        token = created.seat_tokens[0].token
-        metadata = (("x-seat-token", token),)
-        request = api.GetGameViewRequest(game_id=created.game_id, seat=0)
-        view = stub.GetGameView(request, metadata=metadata).view
-        rng = random.Random(seed)
-        while view.status == game_pb2.GAME_STATUS_IN_PROGRESS and len(samples) < actions:
-            submit = api.SubmitActionRequest(
-                game_id=created.game_id,
-                seat=0,
-                expected_version=view.version,
-                request_id=uuid.uuid4().hex,
-                action=rng.choice(view.legal_actions),
+PARTS = {"rules", "service"}
+
+
+def rules_part(plan: Plan) -> dict[str, Any]:
+    figures: dict[str, Any] = {"rules": []}
+    for game in REGISTRY:
+        rate = rules.rules_rate(game, plan.rules_games, plan.rules_seconds)
+        wins, played = rules.heuristic_win_rate(game, plan.win_games, plan.rules_seconds)
+        figures["rules"].append(
+            {
+                **asdict(rate),
+                "games_per_second": rate.games_per_second,
+                "micros_per_action": rate.micros_per_action,
+                "heuristic_wins": wins,
+                "heuristic_games": played,
+                "even_share": 1 / REGISTRY[game].seats,
+            }
+        )
+    ours, spiel = rules.hearts_beside_openspiel(plan.deal_games)
+    figures["hearts_one_deal"] = _rate(ours)
+    figures["openspiel"] = None if spiel is None else _rate(spiel)
+    return figures
+
+
+def _rate(rate: rules.RulesRate) -> dict[str, Any]:
+    return {
+        **asdict(rate),
+        "games_per_second": rate.games_per_second,
+        "micros_per_action": rate.micros_per_action,
+    }
+
+
+def service_parts(plan: Plan) -> dict[str, Any]:
+    figures: dict[str, Any] = {"service": {}, "scaling": {}, "workers": {}, "storage": []}
+    with redis_server() as url, contextlib.closing(redis.Redis.from_url(url)) as store:
+        with engine_servers(url, plan.workers) as engine, floor_server(url, plan.workers) as floor:
+            scripts = {
+                game: asyncio.run(
+                    record_scripts(engine, store, game, plan.scripts, plan.script_actions)
+                )
+                for game in REGISTRY
+            }
+            for game in REGISTRY:
+                figures["service"][game] = service.beside_floor(
+                    engine, floor, store, scripts[game], plan.levels, plan.seconds
+                )
+        for game in REGISTRY:
+            store.flushdb()
+            figures["scaling"][game] = service.scaling(
+                url,
+                scripts[game],
+                plan.processes,
+                plan.workers,
+                plan.scaling_in_flight,
+                plan.seconds,
             )
-            started = time.perf_counter()
-            view = stub.SubmitAction(submit, metadata=metadata).view
-            samples.append((time.perf_counter() - started) * 1000)
-    return samples
+            figures["workers"][game] = service.worker_sweep(
+                url, scripts[game], plan.pools, plan.scaling_in_flight, plan.seconds
+            )
+    with redis_server() as url:
+        figures["storage"] = [storage.storage(url, game, plan.storage_games) for game in REGISTRY]
+    return figures
+
+
+def run(plan: Plan, out: Path, parts: set[str] = PARTS) -> dict[str, Any]:
+    """The chosen parts; writes the results to ``out`` and returns the figures."""
+    started = time.perf_counter()
+    figures: dict[str, Any] = {"settings": asdict(plan)}
+    if "rules" in parts:
+        figures.update(rules_part(plan))
+    if "service" in parts:
+        figures.update(service_parts(plan))
+    figures["elapsed_seconds"] = round(time.perf_counter() - started, 1)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench.json").write_text(json.dumps(figures, indent=2) + "\n")
+    (out / "bench.md").write_text(markdown(figures))
+    plots(figures, out)
+    return figures
 
 
 def main() -> None:
-    """Print one table per part."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="small counts, for a smoke run")
+    parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds")
+    parser.add_argument("--out", type=Path, default=Path("results"), help="where to write")
+    parser.add_argument(
+        "--only", choices=sorted(PARTS), help="run one part (rules alone, or everything served)"
+    )
     args = parser.parse_args()
-    games, actions = (20, 200) if args.quick else (300, 3000)
-
-    print(f"## Rules alone, one core ({games} random games each)")
-    print("| game | games/s | µs/action |")
-    print("|---|---:|---:|")
-    for game in REGISTRY:
-        rate, per_action = rules_rate(game, games)
-        print(f"| {game} | {rate:.1f} | {per_action:.1f} |")
-
-    print(f"\n## Heuristic bot in seat 0 against random bots ({games} seeded games each)")
-    print("| game | seat 0 wins | an even share would be |")
-    print("|---|---:|---:|")
-    for game in REGISTRY:
-        share = 1 / REGISTRY[game].seats
-        print(f"| {game} | {heuristic_win_rate(game, games):.1%} | {share:.0%} |")
-
-    print(f"\n## SubmitAction through the service over loopback ({actions} calls each)")
-    print("| game | p50 ms | p99 ms | mean ms |")
-    print("|---|---:|---:|---:|")
-    with local_service() as address, grpc.insecure_channel(address) as channel:
-        stub = engine_service_pb2_grpc.EngineServiceStub(channel)
-        for game in REGISTRY:
-            samples = submit_latencies(game, stub, actions)
-            p50, p99 = percentile(samples, 0.5), percentile(samples, 0.99)
-            print(f"| {game} | {p50:.2f} | {p99:.2f} | {statistics.fmean(samples):.2f} |")
+    figures = run(QUICK if args.quick else FULL, args.out, {args.only} if args.only else PARTS)
+    print(markdown(figures))
+    print(f"written to {args.out}/ in {figures['elapsed_seconds']} s")
 
 
 if __name__ == "__main__":

@@ -177,7 +177,7 @@ class Engine:
         log = [encode_log_entry(record.game_type, seat, action)]
         log += [encode_log_entry(record.game_type, s, a) for s, a in bot_moves]
         version = stored.version + len(log)
-        reply = version.to_bytes(VERSION_BYTES, "big") + snapshot
+        reply = version.to_bytes(VERSION_BYTES, "big")
         self._store.save(game_id, stored.version, snapshot, log, request_key, reply)
         return self._seat_view(game_id, record, version, seat)
 
@@ -260,7 +260,18 @@ class Engine:
         )
 
     def _replayed_view(self, game_id: str, reply: bytes, seat: int) -> SeatView:
-        """The answer a repeated request got the first time (AIP-155 idempotency)."""
+        """The answer a repeated request got the first time (AIP-155 idempotency).
+
+        Only the version a request reached is remembered (8 bytes rather than a snapshot
+        per move); the game at that version is rebuilt from the seed and the log, as any
+        replay is. Retries are rare, so their cost matters less than every move's.
+        """
         version = int.from_bytes(reply[:VERSION_BYTES], "big")
-        record = decode_record(reply[VERSION_BYTES:])
-        return self._seat_view(game_id, record, version, seat)
+        stored, entries = self._store.log(game_id)
+        record = decode_record(stored.snapshot)
+        rules = self._registry[record.game_type].make_rules(record.config)
+        state = rules.new_game(record.seed)
+        for raw in entries[: version - 1]:
+            actor, action = decode_log_entry(record.game_type, raw)
+            state = rules.apply(state, actor, action)
+        return self._seat_view(game_id, replace(record, state=state), version, seat)

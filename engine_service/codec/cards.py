@@ -28,17 +28,24 @@ _JOKERS: Final = {BLACK_JOKER_RANK: BLACK_JOKER, RED_JOKER_RANK: RED_JOKER}
 _JOKER_RANKS: Final = {kind: rank for rank, kind in _JOKERS.items()}
 
 
-def encode_card(card: Card) -> cards_pb2.Card:
-    """The proto of one card."""
+def _card_message(card: int) -> cards_pb2.Card:
     return cards_pb2.Card(
         rank=cards_pb2.Rank.ValueType(card % SUIT_SIZE + 2),  # enum numbers are the ranks
         suit=cards_pb2.Suit.ValueType(card // SUIT_SIZE + _PROTO_SUIT_OFFSET),
     )
 
 
+_CARD_MESSAGES: Final = tuple(_card_message(card) for card in CARDS)
+
+
+def encode_card(card: Card) -> cards_pb2.Card:
+    """The proto of one card: a shared message, so copy it (every repeated field does)."""
+    return _CARD_MESSAGES[card]
+
+
 def encode_cards(cards: Iterable[Card]) -> list[cards_pb2.Card]:
-    """Protos of several cards, in the given order."""
-    return [encode_card(card) for card in cards]
+    """Protos of several cards, in the given order (shared messages, see :func:`encode_card`)."""
+    return [_CARD_MESSAGES[card] for card in cards]
 
 
 def decode_card(message: cards_pb2.Card, field_path: str) -> Card:

@@ -2,12 +2,14 @@
 
 Key schema (the ``{game_id}`` hash tag keeps a game's keys in one Redis Cluster slot):
 
-* ``ce:{<id>}:game``: hash with ``v`` (version) and ``s`` (snapshot bytes)
+* ``ce:{<id>}:game``: hash with ``v`` (version), ``s`` (snapshot bytes) and, per remembered
+  request, ``r:<request key>``: the reply it produced, for idempotent retries
 * ``ce:{<id>}:log``: list of encoded log entries, oldest first
-* ``ce:{<id>}:req:<request key>``: the reply a request produced, for idempotent retries
 
-Writes go through one Lua script (:file:`save.lua`), a single round trip that checks the
-version and writes everything or nothing. Every write refreshes the expiry of all three.
+Keeping the replies in the game's hash lets a move be loaded with one plain ``HMGET`` (version,
+snapshot and the request's reply), and they expire with the game. Writes go through one Lua
+script (:file:`save.lua`), a single round trip that checks the version and writes everything
+or nothing. Every write refreshes the expiry of both keys.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ def _log_key(game_id: str) -> str:
     return f"ce:{{{game_id}}}:log"
 
 
-def _request_key(game_id: str, request_key: str) -> str:
-    return f"ce:{{{game_id}}}:req:{request_key}"
+def _reply_field(request_key: str) -> str:
+    return f"r:{request_key}"
 
 
 class RedisGameStore:
@@ -64,17 +66,15 @@ class RedisGameStore:
         return version
 
     def load(self, game_id: str, request_key: str | None = None) -> StoredGame:
-        """One round trip for the game and, when given, the request's remembered reply."""
-        with self._redis.pipeline(transaction=False) as pipe:
-            pipe.hmget(game_key(game_id), ["v", "s"])
-            if request_key is not None:
-                pipe.get(_request_key(game_id, request_key))
-            results = pipe.execute()
-        version, snapshot = results[0]
+        """One command for the game and, when given, the request's remembered reply."""
+        fields = ["v", "s"] if request_key is None else ["v", "s", _reply_field(request_key)]
+        values: list[Any] = self._redis.hmget(game_key(game_id), fields)
+        version, snapshot, *replay = values
         if version is None or snapshot is None:
             raise GameNotFound(f"no game {game_id!r}")
-        replay = results[1] if request_key is not None else None
-        return StoredGame(snapshot=snapshot, version=int(version), replay=replay)
+        return StoredGame(
+            snapshot=snapshot, version=int(version), replay=replay[0] if replay else None
+        )
 
     def save(
         self,
@@ -87,8 +87,10 @@ class RedisGameStore:
     ) -> int:
         """Compare-and-set through :file:`save.lua`."""
         new_version = expected_version + len(log)
-        keys = [game_key(game_id), _log_key(game_id), _request_key(game_id, request_key)]
-        args: list[Any] = [expected_version, new_version, snapshot, self._ttl, reply, *log]
+        keys = [game_key(game_id), _log_key(game_id)]
+        reply_field = _reply_field(request_key)
+        args: list[Any] = [expected_version, new_version, snapshot, self._ttl, reply, reply_field]
+        args += log
         result = self._save(keys=keys, args=args)
         status = result[0]
         if status == b"OK":

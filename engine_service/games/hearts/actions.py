@@ -12,7 +12,16 @@ from functools import cache
 from itertools import combinations
 from typing import overload
 
-from engine_service.core.cards import DECK_SIZE, Card, cards_in, format_cards, mask_of
+from engine_service.core.cards import (
+    CARDS,
+    DECK_SIZE,
+    SUIT_SIZE,
+    Card,
+    Suit,
+    cards_in,
+    format_cards,
+    mask_of,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +75,34 @@ class PlayCard:
 
 
 HeartsAction = PassCards | PlayCard
+
+PLAYS: tuple[PlayCard, ...] = tuple(PlayCard(card) for card in CARDS)
+"""One shared :class:`PlayCard` per card, indexed by card number (they are immutable)."""
+
+_SUIT_BITS = (1 << SUIT_SIZE) - 1
+_SUIT_SHIFTS = tuple(suit * SUIT_SIZE for suit in Suit)
+
+
+def plays_of(mask: int) -> tuple[PlayCard, ...]:
+    """The plays of every card in ``mask``, lowest card first.
+
+    Listing legal moves is the hottest path of a game, so each suit's 13 bits are looked up
+    in a table built on first use rather than walked card by card.
+
+    >>> [str(p) for p in plays_of(mask_of(Card.parse(c) for c in ("AH", "2C", "TC")))]
+    ['play 2C', 'play TC', 'play AH']
+    """
+    plays: tuple[PlayCard, ...] = ()
+    for shift in _SUIT_SHIFTS:
+        bits = mask >> shift & _SUIT_BITS
+        if bits:
+            plays += _suit_plays(shift, bits)
+    return plays
+
+
+@cache
+def _suit_plays(shift: int, bits: int) -> tuple[PlayCard, ...]:
+    return tuple(PLAYS[card] for card in cards_in(bits << shift))
 
 
 class PassChoices(Sequence[PassCards]):

@@ -31,12 +31,15 @@ class PassDirection(IntEnum):
     @staticmethod
     def for_hand(hand_number: int) -> PassDirection:
         """Hand 0 passes left, 1 right, 2 across, 3 keeps; then again."""
-        return PassDirection(hand_number % 4 + 1)
+        return _DIRECTIONS[hand_number % 4]
 
     @property
     def step(self) -> int:
         """How many seats clockwise the cards travel."""
         return (1, 3, 2, 0)[self - 1]
+
+
+_DIRECTIONS: tuple[PassDirection, ...] = tuple(PassDirection)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,4 +114,5 @@ class HeartsState:
     @property
     def turn(self) -> int:
         """The seat to play next while playing."""
-        return self.trick.seat_of(len(self.trick.cards))
+        trick = self.trick
+        return (trick.leader + len(trick.cards)) % SEATS

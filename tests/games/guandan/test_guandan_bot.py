@@ -14,7 +14,7 @@ from itertools import islice
 import pytest
 from guandan_match_positions import position, random_match, returning, top
 
-from bench.__main__ import play_out
+from bench.rules import play_out
 from engine_service.bots import guandan_plan
 from engine_service.bots.guandan_heuristic import GuandanHeuristicBot
 from engine_service.bots.guandan_plan import hand_cost, holding_of

@@ -1,0 +1,284 @@
+"""Turn the figures of one ``make bench`` run into a Markdown table and PNG plots."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+GOAL_P50 = 1.25
+GOAL_THROUGHPUT = 0.8
+GOAL_OPENSPIEL = 1.0
+GOAL_SNAPSHOT = 600
+
+
+def _fmt(value: float, digits: int = 2) -> str:
+    return "n/a" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    align = ["---"] + ["---:"] * (len(header) - 1)
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    return lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+
+
+def rules_section(figures: dict[str, Any]) -> list[str]:
+    rows = [
+        [
+            r["game"],
+            r["games"],
+            _fmt(r["games_per_second"], 1),
+            _fmt(r["micros_per_action"], 1),
+            round(r["actions"] / r["games"]),
+            f"{r['heuristic_wins']:.1%} of {r['heuristic_games']} (even share "
+            f"{r['even_share']:.0%})",
+        ]
+        for r in figures["rules"]
+    ]
+    settings = figures["settings"]
+    lines = [
+        f"### 1. Rules alone, one core ({settings['rules_games']} random games each, or "
+        f"{settings['rules_seconds']:.0f} s of CPU)",
+        "",
+    ]
+    header = ["game", "games", "games/s", "µs/action", "actions/game", "heuristic seat 0 wins"]
+    lines += _table(header, rows)
+    spiel = figures.get("openspiel")
+    ours = figures["hearts_one_deal"]
+    lines += ["", f"Hearts beside OpenSpiel's Hearts ({ours['games']} one-deal games each, "]
+    lines[-1] += "passing on, random play driven from Python):"
+    lines += [""]
+    rows = [["ours (`target=1`, classic)", *_rate_cells(ours), ""]]
+    if spiel is None:
+        rows.append(["OpenSpiel", "not installed", "", "", ""])
+    else:
+        ratio = ours["games_per_second"] / spiel["games_per_second"]
+        rows.append(["OpenSpiel 2.0 (`pyspiel`)", *_rate_cells(spiel), ""])
+        rows.append(["**ours / OpenSpiel**", f"**{ratio:.2f}**", "", "", ""])
+    return lines + _table(["Hearts, one deal", "games/s", "µs/action", "actions/game", ""], rows)
+
+
+def _rate_cells(rate: dict[str, Any]) -> list[str]:
+    return [
+        _fmt(rate["games_per_second"], 0),
+        _fmt(rate["micros_per_action"], 2),
+        str(round(rate["actions"] / rate["games"])),
+    ]
+
+
+def service_section(figures: dict[str, Any]) -> list[str]:
+    settings = figures["settings"]
+    lines = [
+        f"### 2. SubmitAction beside the floor server ({settings['workers']} handler threads, "
+        f"{settings['seconds']} s per run, real Redis, loopback)",
+        "",
+        "Every seat human-driven by the benchmark, so one call applies exactly one "
+        "action. Floor: same gRPC server and thread pool, handler = one Redis GET + one Lua "
+        "compare-and-set of a snapshot-sized value. Server CPU is the server process's own "
+        "CPU time per call, the steadiest figure on a shared machine.",
+        "",
+    ]
+    rows = []
+    for game, levels in figures["service"].items():
+        for row in levels:
+            real, base = row["engine"], row["floor"]
+            errors = {**real["errors"], **{f"floor {k}": v for k, v in base["errors"].items()}}
+            rows.append(
+                [
+                    game,
+                    row["in_flight"],
+                    f"{real['p50_ms']:.2f} / {base['p50_ms']:.2f} = **{row['p50_ratio']:.2f}**",
+                    f"{real['p99_ms']:.2f} / {base['p99_ms']:.2f} = {row['p99_ratio']:.2f}",
+                    f"{real['throughput']:.0f} / {base['throughput']:.0f} = "
+                    f"**{row['throughput_ratio']:.2f}**",
+                    f"{real['cpu_us_per_call']} / {base['cpu_us_per_call']} = "
+                    f"{row['cpu_ratio']:.2f}",
+                    ", ".join(f"{k} {v}" for k, v in errors.items()) or "none",
+                ]
+            )
+    header = [
+        "game",
+        "in flight",
+        "p50 ms engine / floor",
+        "p99 ms",
+        "calls/s",
+        "server CPU µs/call",
+        "errors",
+    ]
+    return lines + _table(header, rows)
+
+
+def scaling_section(figures: dict[str, Any]) -> list[str]:
+    settings = figures["settings"]
+    lines = [
+        f"### 3. Scaling: engine processes on one address (SO_REUSEPORT), one Redis, "
+        f"{settings['scaling_in_flight']} in flight",
+        "",
+    ]
+    rows = []
+    for game, runs in figures["scaling"].items():
+        single = runs[0]["throughput"]
+        for run in runs:
+            rows.append(
+                [
+                    game,
+                    run["processes"],
+                    f"{run['throughput']:.0f}",
+                    _fmt(run["throughput"] / single if single else math.nan),
+                    f"{run['p50_ms']:.2f}",
+                    f"{run['p99_ms']:.2f}",
+                ]
+            )
+    header = ["game", "processes", "calls/s", "x one process", "p50 ms", "p99 ms"]
+    return lines + _table(header, rows)
+
+
+def workers_section(figures: dict[str, Any]) -> list[str]:
+    settings = figures["settings"]
+    lines = [
+        f"### Thread pool (ENGINE_WORKERS), one process, {settings['scaling_in_flight']} in flight",
+        "",
+    ]
+    rows = [
+        [
+            game,
+            run["workers"],
+            f"{run['throughput']:.0f}",
+            f"{run['p50_ms']:.2f}",
+            f"{run['p99_ms']:.2f}",
+        ]
+        for game, runs in figures["workers"].items()
+        for run in runs
+    ]
+    return lines + _table(["game", "workers", "calls/s", "p50 ms", "p99 ms"], rows)
+
+
+def storage_section(figures: dict[str, Any]) -> list[str]:
+    lines = ["### 4. Storage per game", ""]
+    rows = [
+        [
+            s["game"],
+            f"{s['snapshot_bytes_mean']} / {s['snapshot_bytes_max']}",
+            s["live_games"],
+            s["live_snapshot_bytes_mean"],
+            s["redis_bytes_per_game"],
+            f"{s['game_hash_bytes_per_game']} / {s['log_bytes_per_game']}",
+        ]
+        for s in figures["storage"]
+    ]
+    header = [
+        "game",
+        "snapshot bytes mean / max over a whole game",
+        "live games",
+        "their mean snapshot",
+        "Redis bytes per live game",
+        "of which game hash (snapshot + remembered request versions) / log",
+    ]
+    return lines + _table(header, rows)
+
+
+def goals_section(figures: dict[str, Any]) -> list[str]:
+    rows = []
+    for game, levels in figures["service"].items():
+        for row in levels:
+            rows.append(
+                _goal(
+                    f"{game} p50 at {row['in_flight']} in flight",
+                    "≤ 1.25 x floor",
+                    row["p50_ratio"],
+                    row["p50_ratio"] <= GOAL_P50,
+                )
+            )
+            rows.append(
+                _goal(
+                    f"{game} calls/s at {row['in_flight']} in flight",
+                    "≥ 0.8 x floor",
+                    row["throughput_ratio"],
+                    row["throughput_ratio"] >= GOAL_THROUGHPUT,
+                )
+            )
+    spiel = figures.get("openspiel")
+    if spiel is not None:
+        ratio = figures["hearts_one_deal"]["games_per_second"] / spiel["games_per_second"]
+        rows.append(
+            _goal("Hearts games/s", "≥ 1.0 x OpenSpiel", round(ratio, 2), ratio >= GOAL_OPENSPIEL)
+        )
+    for s in figures.get("storage", []):
+        if s["game"] == "hearts":
+            rows.append(
+                _goal(
+                    "Hearts snapshot, largest in a game",
+                    "≤ 600 bytes",
+                    s["snapshot_bytes_max"],
+                    s["snapshot_bytes_max"] <= GOAL_SNAPSHOT,
+                )
+            )
+    return ["### Goals", "", *_table(["figure", "goal", "measured", "met"], rows)]
+
+
+def _goal(name: str, goal: str, value: Any, met: bool) -> list[Any]:
+    return [name, goal, value, "yes" if met else "**no**"]
+
+
+def markdown(figures: dict[str, Any]) -> str:
+    """The whole report as Markdown."""
+    sections = [rules_section(figures)] if "rules" in figures else []
+    if "service" in figures:
+        sections += [
+            service_section(figures),
+            scaling_section(figures),
+            workers_section(figures),
+            storage_section(figures),
+        ]
+    sections.append(goals_section(figures))
+    return "\n\n".join("\n".join(s) for s in sections) + "\n"
+
+
+def plots(figures: dict[str, Any], folder: Path) -> list[Path]:
+    """PNG plots of the service figures; none when matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    if "service" not in figures:
+        return []
+    written = []
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    for game, levels in figures["service"].items():
+        x = [r["in_flight"] for r in levels]
+        for who, style in (("engine", "-o"), ("floor", "--s")):
+            left.plot(x, [r[who]["p50_ms"] for r in levels], style, label=f"{game} {who} p50")
+            right.plot(x, [r[who]["throughput"] for r in levels], style, label=f"{game} {who}")
+    for axis, title, unit in ((left, "SubmitAction p50", "ms"), (right, "throughput", "calls/s")):
+        axis.set_xscale("log", base=2)
+        axis.set_xlabel("calls in flight")
+        axis.set_ylabel(unit)
+        axis.set_title(title)
+        axis.legend(fontsize="small")
+    written.append(_save(fig, folder / "service.png"))
+    fig, axis = plt.subplots(figsize=(6, 4))
+    for game, runs in figures["scaling"].items():
+        axis.plot([r["processes"] for r in runs], [r["throughput"] for r in runs], "-o", label=game)
+    axis.set(xlabel="engine processes", ylabel="calls/s", title="scaling on one address")
+    axis.legend()
+    written.append(_save(fig, folder / "scaling.png"))
+    fig, axis = plt.subplots(figsize=(6, 4))
+    for game, runs in figures["workers"].items():
+        axis.plot([r["workers"] for r in runs], [r["throughput"] for r in runs], "-o", label=game)
+    axis.set_xscale("log", base=2)
+    axis.set(xlabel="ENGINE_WORKERS", ylabel="calls/s", title="thread pool size")
+    axis.legend()
+    written.append(_save(fig, folder / "workers.png"))
+    return written
+
+
+def _save(fig: Any, path: Path) -> Path:
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -1,0 +1,80 @@
+"""Part 4: what one active game costs in Redis, per game type.
+
+Games are played in this process through the engine's use cases (no gRPC), every seat human,
+each stopped at a seeded random point of its game, so the stored games look like a live
+population: some just dealt, some near the end. Redis memory is read from ``INFO memory``
+before and after, on a private redis-server, and split by key kind with ``MEMORY USAGE``: the
+game's hash (snapshot and the replies remembered for idempotent retries, one per action) and
+its log.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections.abc import Iterator
+from typing import Any
+
+import redis
+
+from engine_service.app.engine import Engine
+from engine_service.core.record import PlayerKind
+from engine_service.games import REGISTRY
+from engine_service.store.redis_store import RedisGameStore, game_key
+
+TTL_SECONDS = 3600
+WHOLE_GAME_CAP = 3000
+"""Most actions of the one game followed from start to end (a bound on the part's time)."""
+
+
+def _play(engine: Engine, game: str, seed: int, stop_after: int) -> Iterator[str]:
+    """Play a seeded random all-human game for up to ``stop_after`` actions.
+
+    Yields the game's id after every action.
+    """
+    spec = REGISTRY[game]
+    created = engine.create_game(game, spec.config_type(), [PlayerKind.HUMAN] * spec.seats, seed)
+    rng = random.Random(seed)
+    game_id, view, done = created.game_id, created.view, 0
+    while view.outcome is None and done < stop_after:
+        seat = view.to_act[0]
+        token = created.tokens[seat]
+        legal = engine.view(game_id, seat, token).legal
+        action = legal[rng.randrange(len(legal))]
+        view = engine.submit(game_id, seat, token, view.version, str(done), game, action)
+        done += 1
+        yield game_id
+
+
+def _memory(client: redis.Redis, pattern: str) -> int:
+    return sum(int(client.memory_usage(key) or 0) for key in client.scan_iter(pattern))
+
+
+def storage(redis_url: str, game: str, games: int) -> dict[str, Any]:
+    """Snapshot bytes over one whole game, and Redis bytes per game over ``games`` live games."""
+    client = redis.Redis.from_url(redis_url)
+    client.flushdb()
+    engine = Engine(RedisGameStore(client, TTL_SECONDS))
+    played = _play(engine, game, 0, WHOLE_GAME_CAP)
+    whole = [int(client.hstrlen(game_key(g), "s")) for g in played]
+    client.flushdb()
+    before = int(client.info("memory")["used_memory"])
+    rng = random.Random(1)
+    for seed in range(1, games + 1):
+        for _ in _play(engine, game, seed, rng.randrange(len(whole))):
+            pass
+    used = int(client.info("memory")["used_memory"]) - before
+    snapshots = [int(client.hstrlen(key, "s")) for key in client.scan_iter("ce:*:game")]
+    figures = {
+        "game": game,
+        "actions_in_whole_game": len(whole),
+        "snapshot_bytes_mean": round(statistics.fmean(whole)),
+        "snapshot_bytes_max": max(whole),
+        "live_games": games,
+        "live_snapshot_bytes_mean": round(statistics.fmean(snapshots)),
+        "redis_bytes_per_game": round(used / games),
+        "game_hash_bytes_per_game": round(_memory(client, "ce:*:game") / games),
+        "log_bytes_per_game": round(_memory(client, "ce:*:log") / games),
+    }
+    client.close()
+    return figures

@@ -1,0 +1,87 @@
+"""The benchmark and load-test machinery in its smallest mode, on the real fixtures.
+
+No timings are asserted: these only show that every registered game goes through every part
+(rules, recorded replays beside the floor server, storage figures, the load generator) and
+that the load test's consistency check catches a damaged game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import pytest
+
+from bench import rules, service, storage
+from bench.consistency import check_game
+from bench.driver import record_scripts
+from bench.load import generate
+from bench.servers import floor_server
+from engine_service.codec.record import decode_record, encode_record
+from engine_service.games import REGISTRY
+from engine_service.store.redis_store import game_key
+
+pytestmark = pytest.mark.service
+GAMES = sorted(REGISTRY)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_rules_part_plays_every_game(game):
+    rate = rules.rules_rate(game, 1)
+    assert rate.games == 1 and rate.actions > 0
+    share, played = rules.heuristic_win_rate(game, 1)
+    assert played == 1 and 0.0 <= share <= 1.0
+
+
+def test_one_deal_hearts_is_one_hand():
+    ours, _ = rules.hearts_beside_openspiel(2)
+    assert ours.actions == 2 * (4 + 52)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_replays_run_beside_the_floor_without_errors(game, engine_address, redis_url, redis_client):
+    scripts = asyncio.run(record_scripts(engine_address, redis_client, game, 1, 10))
+    assert len(scripts[0].steps) == len(scripts[0].snapshot_bytes) > 0
+    with floor_server(redis_url, 2) as floor:
+        (row,) = service.beside_floor(engine_address, floor, redis_client, scripts, [2], 0.2)
+    for side in ("engine", "floor"):
+        assert row[side]["calls"] > 0
+        assert row[side]["errors"] == {}
+
+
+def test_storage_part_reports_every_game(redis_url):
+    other_db = redis_url.rsplit("/", 1)[0] + "/1"
+    figures = [storage.storage(other_db, game, 1) for game in GAMES]
+    assert all(f["snapshot_bytes_max"] > 0 and f["actions_in_whole_game"] > 0 for f in figures)
+
+
+def test_load_generator_leaves_every_game_consistent(engine_address, redis_client):
+    tally, _ = asyncio.run(generate(engine_address, clients=2, games=2, seconds=3.0))
+    assert len(tally.games) == 2
+    assert tally.codes["SubmitAction"]["OK"] > 0
+    assert set(tally.codes["SubmitAction"]) <= {"OK", "ABORTED"}
+    for game_id in tally.games:
+        assert check_game(redis_client, game_id, game_id in tally.finished) == []
+
+
+def test_consistency_check_catches_damaged_games(engine_address, redis_client):
+    tally, _ = asyncio.run(generate(engine_address, clients=1, games=1, seconds=1.5))
+    game_id = tally.games[0]
+    key, log_key = game_key(game_id), game_key(game_id).replace(":game", ":log")
+    assert check_game(redis_client, game_id) == []
+    try:
+        redis_client.rpush(log_key, redis_client.lindex(log_key, 0))
+        assert any("log entries" in p for p in check_game(redis_client, game_id))
+        redis_client.rpop(log_key)
+
+        record = decode_record(redis_client.hget(key, "s"))
+        rules = REGISTRY[record.game_type].make_rules(record.config)
+        dealt = encode_record(replace(record, state=rules.new_game(record.seed)))
+        redis_client.hset(key, "s", dealt)
+        assert check_game(redis_client, game_id) == [
+            "the log does not replay to the stored snapshot"
+        ]
+        assert "seen finished but has no outcome" in check_game(redis_client, game_id, True)
+    finally:
+        redis_client.delete(key, log_key)  # no damaged game outlives the test
+    assert check_game(redis_client, game_id) == ["not stored"]
