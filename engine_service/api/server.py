@@ -13,6 +13,7 @@ import threading
 from collections.abc import Sequence
 from concurrent import futures
 from types import FrameType
+from typing import Any
 
 import grpc
 from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc
@@ -31,7 +32,7 @@ log = logging.getLogger(__name__)
 
 
 def new_grpc_server(
-    workers: int, interceptors: Sequence[grpc.ServerInterceptor] = ()
+    workers: int, interceptors: Sequence[grpc.ServerInterceptor[Any, Any]] = ()
 ) -> grpc.Server:
     """The gRPC server every engine process runs: ``workers`` handler threads.
 
@@ -41,7 +42,7 @@ def new_grpc_server(
     """
     return grpc.server(
         futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rpc"),
-        interceptors=interceptors,
+        interceptors=list(interceptors),
         options=[("grpc.so_reuseport", 1)],
     )
 
