@@ -7,7 +7,6 @@ its legal actions.
 
 from __future__ import annotations
 
-import doctest
 import random
 from itertools import islice
 
@@ -15,7 +14,6 @@ import pytest
 from guandan_match_positions import position, random_match, returning, top
 
 from bench.__main__ import play_out
-from engine_service.bots import guandan_plan
 from engine_service.bots.guandan_heuristic import GuandanHeuristicBot
 from engine_service.bots.guandan_plan import hand_cost, holding_of
 from engine_service.games.guandan.actions import (
@@ -186,12 +184,6 @@ def test_bot_returns_the_card_that_hurts_least() -> None:
 def test_hand_cost_counts_plays_to_go_out(cards: str, cost: int) -> None:
     """The planner's cost, in half plays, of a few small hands at level 2."""
     assert hand_cost(holding_of([parse_kind(c) for c in cards.split()], level=2)) == cost
-
-
-def test_planner_docstring_examples_hold() -> None:
-    """The planner's docstring example stays true."""
-    result = doctest.testmod(guandan_plan)
-    assert result.failed == 0 and result.attempted > 0
 
 
 @pytest.mark.parametrize("seed", [31, 32])
