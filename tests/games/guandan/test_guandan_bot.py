@@ -1,6 +1,6 @@
 """The Guandan heuristic bot: always legal, lets its partner's play stand, goes out, uses bombs.
 
-Positions come from seeded random matches (``random_match``) and from hands written as text
+Positions come from seeded random matches (``random_walk``) and from hands written as text
 (``position``); the bot is called exactly as the service calls it, with the seat's view and
 its legal actions.
 """
@@ -11,7 +11,7 @@ import random
 from itertools import islice
 
 import pytest
-from guandan_match_positions import position, random_match, returning, top
+from guandan_match_positions import position, returning, top
 
 from bench.__main__ import play_out
 from engine_service.bots.guandan_heuristic import GuandanHeuristicBot
@@ -27,6 +27,7 @@ from engine_service.games.guandan.cards import parse_kind
 from engine_service.games.guandan.config import CardCountVisibility, GuandanConfig
 from engine_service.games.guandan.rules import GuandanRules
 from engine_service.games.guandan.state import GuandanState, Phase, TopPlay, Tribute, partner_of
+from tests.games.positions import random_walk
 
 RULES = GuandanRules()
 VARIANT = GuandanRules(
@@ -52,7 +53,7 @@ def play(text: str) -> PlayCards:
 def test_bot_only_returns_legal_actions(rules: GuandanRules, seed: int) -> None:
     """Across a random match (returns, leads, follows, late deals) every choice is listed."""
     checked = 0
-    for state, _, _ in islice(random_match(rules, seed), 0, None, 7):
+    for state, _, _ in islice(random_walk(rules, seed), 0, None, 7):
         for seat in rules.current_seats(state):
             legal = rules.legal_actions(state, seat)
             action = BOT.choose(rules.view(state, seat), legal, random.Random(seed))
@@ -65,7 +66,7 @@ def test_bot_never_overtakes_partner_with_an_ordinary_play_in_random_positions()
     """With the partner on top, the bot passes or plays out its hand (G-R17: beating is legal)."""
     seen = 0
     for seed in range(21, 25):
-        for state, seat, _ in random_match(RULES, seed):
+        for state, seat, _ in random_walk(RULES, seed):
             if seat is None or state.phase is not Phase.PLAYING or state.top is None:
                 continue
             if state.top.seat != partner_of(seat):
