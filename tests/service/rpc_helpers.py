@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import random
+import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +16,9 @@ from cardengine.v1 import game_pb2
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from engine_service.codec.record import decode_record
+from engine_service.codec.registry import CODECS
+from engine_service.games import REGISTRY
 from engine_service.store.redis_store import game_key
 
 HUMAN = game_pb2.PLAYER_TYPE_HUMAN
@@ -106,6 +111,127 @@ def submit(
 def stored(client: redis.Redis, game_id: str) -> dict[bytes, bytes]:
     """The stored game hash exactly as Redis holds it."""
     return client.hgetall(game_key(game_id))  # type: ignore[return-value]
+
+
+def stored_state(client: redis.Redis, game_id: str) -> Any:
+    """The game state Redis holds, decoded."""
+    return decode_record(stored(client, game_id)[b"s"]).state
+
+
+def failure_changing_nothing(
+    client: redis.Redis, game_id: str, call: Callable[[], Any]
+) -> RpcFailure:
+    """Run ``call``, which must fail, and check the stored game stays byte-identical."""
+    before = stored(client, game_id)
+    failure = failure_of(call)
+    assert stored(client, game_id) == before
+    return failure
+
+
+def assert_refused(
+    stub: Any,
+    client: redis.Redis,
+    game_id: str,
+    seat: int,
+    token: str,
+    action: game_pb2.Action,
+    version: int,
+    reason: str,
+    rule_id: str,
+) -> None:
+    """``seat``'s ``action`` breaks ``rule_id`` with ``reason``; the stored game stays as it was."""
+    failure = failure_changing_nothing(
+        client, game_id, lambda: submit(stub, game_id, seat, token, action, version)
+    )
+    assert_rule_break(failure, reason, rule_id)
+
+
+def assert_malformed(
+    stub: Any,
+    client: redis.Redis,
+    game_id: str,
+    seat: int,
+    token: str,
+    action: game_pb2.Action,
+    version: int,
+    field: str,
+) -> None:
+    """``seat``'s ``action`` is INVALID_ARGUMENT naming ``field``; the stored game stays."""
+    failure = failure_changing_nothing(
+        client, game_id, lambda: submit(stub, game_id, seat, token, action, version)
+    )
+    assert_invalid_field(failure, field)
+
+
+def play_randomly(
+    stub: Any, game_id: str, seat: int, token: str, rng: random.Random, moves: int
+) -> Any:
+    """``seat`` makes up to ``moves`` random legal moves, fewer if the game ends; its last view."""
+    seat_view = view(stub, game_id, seat, token)
+    for _ in range(moves):
+        if seat_view.status != game_pb2.GAME_STATUS_IN_PROGRESS:
+            break
+        action = rng.choice(seat_view.legal_actions)
+        seat_view = submit(stub, game_id, seat, token, action, seat_view.version)
+    return seat_view
+
+
+def finish(stub: Any, game_id: str, seat: int, token: str, rng: random.Random | None = None) -> Any:
+    """Play ``seat`` to the end (first legal action, or a random one); its final view."""
+    seat_view = view(stub, game_id, seat, token)
+    while seat_view.status == game_pb2.GAME_STATUS_IN_PROGRESS:
+        legal = seat_view.legal_actions
+        action = rng.choice(legal) if rng else legal[0]
+        seat_view = submit(stub, game_id, seat, token, action, seat_view.version)
+    return seat_view
+
+
+def replayed(log: Any, game_type: str) -> Any:
+    """The state rebuilt from a finished game's action log: its seed, options and actions."""
+    codec = CODECS[game_type]
+    rules = REGISTRY[game_type].make_rules(codec.decode_options(log.options))
+    state = rules.new_game(log.seed)
+    for entry in log.entries:
+        state = rules.apply(state, entry.seat, codec.decode_action(entry.action))
+    return state
+
+
+@dataclass(frozen=True)
+class Move:
+    """One SubmitAction of a race: who sends what against which version."""
+
+    seat: int
+    token: str
+    action: game_pb2.Action
+    version: int
+
+
+def race(stub: Any, game_id: str, moves: Sequence[Move]) -> list[str]:
+    """Send ``moves`` at the same moment from one thread each; each result, sorted.
+
+    A result is ``"ok"`` or the failed call's status code as text.
+    """
+    barrier = threading.Barrier(len(moves))
+    results: list[str] = []
+
+    def send(move: Move) -> None:
+        barrier.wait()
+        try:
+            submit(stub, game_id, move.seat, move.token, move.action, move.version)
+            results.append("ok")
+        except grpc.RpcError as error:
+            results.append(str(error.code()))  # type: ignore[attr-defined]
+
+    threads = [threading.Thread(target=send, args=(move,)) for move in moves]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sorted(results)
+
+
+ONE_WINS = sorted(["ok", str(grpc.StatusCode.ABORTED)])
+"""What a race of two moves on one version must give: one applied, one ABORTED."""
 
 
 def tokens_of(created: Any) -> dict[int, str]:

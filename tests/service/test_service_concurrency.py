@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 import time
 import uuid
 
@@ -19,9 +18,12 @@ from engine_service.devtools.local import free_port, local_service
 from engine_service.store.redis_store import game_key
 from tests.service.rpc_helpers import (
     HUMAN,
+    ONE_WINS,
     RANDOM,
+    Move,
     create,
     failure_of,
+    race,
     stored,
     submit,
     tokens_of,
@@ -34,37 +36,8 @@ def test_two_clients_racing_on_one_version_exactly_one_wins(stub, redis_client):
         created = create(stub, [HUMAN, HUMAN, HUMAN, HUMAN], seed=round_)
         tokens = tokens_of(created)
         views = {s: view(stub, created.game_id, s, tokens[s]) for s in (0, 1)}
-        barrier = threading.Barrier(2)
-        results: dict[int, object] = {}
-
-        def race(
-            seat: int,
-            game_id=created.game_id,
-            views=views,
-            tokens=tokens,
-            barrier=barrier,
-            results=results,
-        ) -> None:
-            barrier.wait()
-            try:
-                submit(
-                    stub,
-                    game_id,
-                    seat,
-                    tokens[seat],
-                    views[seat].legal_actions[0],
-                    views[seat].version,
-                )
-                results[seat] = "ok"
-            except grpc.RpcError as error:
-                results[seat] = error.code()
-
-        threads = [threading.Thread(target=race, args=(seat,)) for seat in (0, 1)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert sorted(map(str, results.values())) == sorted(["ok", str(grpc.StatusCode.ABORTED)])
+        moves = [Move(s, tokens[s], views[s].legal_actions[0], views[s].version) for s in (0, 1)]
+        assert race(stub, created.game_id, moves) == ONE_WINS
         assert int(stored(redis_client, created.game_id)[b"v"]) == 2
 
 

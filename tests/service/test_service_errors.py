@@ -6,13 +6,15 @@ import grpc
 import pytest
 from cardengine.v1 import cards_pb2, game_pb2, hearts_pb2
 from cardengine.v1 import engine_service_pb2 as api
-from google.rpc import error_details_pb2
 
 from tests.service.rpc_helpers import (
     HUMAN,
     RANDOM,
-    assert_rule_break,
+    assert_invalid_field,
+    assert_malformed,
+    assert_refused,
     create,
+    failure_changing_nothing,
     failure_of,
     stored,
     submit,
@@ -85,11 +87,7 @@ def playing(stub):
     ],
 )
 def test_bad_create_requests_are_invalid_argument(stub, request_, field):
-    failure = failure_of(lambda: stub.CreateGame(request_))
-    assert failure.code is grpc.StatusCode.INVALID_ARGUMENT
-    assert failure.reason == "INVALID_FIELD"
-    bad_request = next(d for d in failure.details if isinstance(d, error_details_pb2.BadRequest))
-    assert bad_request.field_violations[0].field == field
+    assert_invalid_field(failure_of(lambda: stub.CreateGame(request_)), field)
 
 
 def test_malformed_game_id_is_invalid_argument(stub):
@@ -115,12 +113,7 @@ def test_malformed_actions_are_invalid_argument_and_change_nothing(
     stub, redis_client, game, action, field
 ):
     game_id, tokens = game
-    before = stored(redis_client, game_id)
-    failure = failure_of(lambda: submit(stub, game_id, 0, tokens[0], action, 1))
-    assert failure.code is grpc.StatusCode.INVALID_ARGUMENT
-    bad_request = next(d for d in failure.details if isinstance(d, error_details_pb2.BadRequest))
-    assert bad_request.field_violations[0].field == field
-    assert stored(redis_client, game_id) == before
+    assert_malformed(stub, redis_client, game_id, 0, tokens[0], action, 1, field)
 
 
 @pytest.mark.parametrize(
@@ -203,22 +196,15 @@ def test_a_human_cannot_act_for_a_bot_seat(stub, playing):
 # -- FAILED_PRECONDITION: rule breaks --------------------------------------------------------
 
 
-def _assert_refused(stub, redis_client, game_id, token, action, version, reason, rule_id):
-    """Seat 0's ``action`` is refused with ``reason``/``rule_id`` and the stored game stays."""
-    before = stored(redis_client, game_id)
-    failure = failure_of(lambda: submit(stub, game_id, 0, token, action, version))
-    assert_rule_break(failure, reason, rule_id)
-    assert stored(redis_client, game_id) == before
-
-
 def test_h_r2_wrong_pass_size_is_failed_precondition(stub, redis_client, game):
     game_id, tokens = game
     seat_view = view(stub, game_id, 0, tokens[0])
     two_cards = pass_cards(list(seat_view.hearts.hand[:2]))
-    _assert_refused(
+    assert_refused(
         stub,
         redis_client,
         game_id,
+        0,
         tokens[0],
         two_cards,
         seat_view.version,
@@ -232,10 +218,11 @@ def test_h_r2_playing_before_the_pass_is_failed_precondition(stub, redis_client,
     seat_view = view(stub, game_id, 0, tokens[0])
     card = seat_view.hearts.hand[0]
     action = play(card.rank, card.suit)
-    _assert_refused(
+    assert_refused(
         stub,
         redis_client,
         game_id,
+        0,
         tokens[0],
         action,
         seat_view.version,
@@ -249,10 +236,11 @@ def test_h_r1_card_not_in_hand_is_failed_precondition(stub, redis_client, game):
     seat_view = view(stub, game_id, 0, tokens[0])
     others = view(stub, game_id, 1, tokens[1]).hearts.hand
     action = pass_cards(list(others[:3]))
-    _assert_refused(
+    assert_refused(
         stub,
         redis_client,
         game_id,
+        0,
         tokens[0],
         action,
         seat_view.version,
@@ -269,9 +257,10 @@ def test_illegal_play_names_the_rule_and_changes_nothing(stub, redis_client, pla
     }
     illegal = [c for c in seat_view.hearts.hand if (c.rank, c.suit) not in legal]
     assert list(seat_view.to_act) == [0] and illegal, "seed 4 gives seat 0 an illegal card"
-    before = stored(redis_client, game_id)
     action = play(illegal[0].rank, illegal[0].suit)
-    failure = failure_of(lambda: submit(stub, game_id, 0, token, action, seat_view.version))
+    failure = failure_changing_nothing(
+        redis_client, game_id, lambda: submit(stub, game_id, 0, token, action, seat_view.version)
+    )
     assert failure.code is grpc.StatusCode.FAILED_PRECONDITION
     assert failure.reason in {
         "MUST_LEAD_TWO_OF_CLUBS",
@@ -280,7 +269,6 @@ def test_illegal_play_names_the_rule_and_changes_nothing(stub, redis_client, pla
         "QUEEN_OF_SPADES_ON_FIRST_TRICK",
     }
     assert failure.metadata["ruleId"] in {"H-R3", "H-R4", "H-R5", "H-R7"}
-    assert stored(redis_client, game_id) == before
 
 
 # -- ABORTED ------------------------------------------------------------------------------------
@@ -291,9 +279,9 @@ def test_stale_version_is_aborted_and_changes_nothing(stub, redis_client, game):
     seat_view = view(stub, game_id, 0, tokens[0])
     submit(stub, game_id, 0, tokens[0], seat_view.legal_actions[0], seat_view.version)
     stale = view(stub, game_id, 1, tokens[1])
-    before = stored(redis_client, game_id)
-    action = stale.legal_actions[0]
-    failure = failure_of(lambda: submit(stub, game_id, 1, tokens[1], action, stale.version - 1))
+    action, version = stale.legal_actions[0], stale.version - 1
+    failure = failure_changing_nothing(
+        redis_client, game_id, lambda: submit(stub, game_id, 1, tokens[1], action, version)
+    )
     assert (failure.code, failure.reason) == (grpc.StatusCode.ABORTED, "VERSION_MISMATCH")
     assert failure.metadata["currentVersion"] == str(stale.version)
-    assert stored(redis_client, game_id) == before

@@ -9,17 +9,14 @@ decks: a kind may be in two places at once), and a finished match replays from i
 from __future__ import annotations
 
 import random
-import threading
 from collections import Counter
 
 import grpc
 import pytest
 from cardengine.v1 import cards_pb2, game_pb2, guandan_pb2
 from cardengine.v1 import engine_service_pb2 as api
-from google.rpc import error_details_pb2
 
 from engine_service.codec.cards import decode_kind, decode_kinds
-from engine_service.codec.record import decode_record
 from engine_service.codec.registry import CODECS
 from engine_service.games import REGISTRY
 from engine_service.games.guandan.actions import PassTurn, PlayCards, ReturnCard
@@ -39,10 +36,19 @@ from tests.conformance.guandan_adapter import GuandanAdapter, numbered_copies
 from tests.service.rpc_helpers import (
     HEURISTIC,
     HUMAN,
+    ONE_WINS,
     RANDOM,
+    Move,
+    assert_malformed,
+    assert_refused,
     create,
+    failure_changing_nothing,
     failure_of,
+    play_randomly,
+    race,
+    replayed,
     stored,
+    stored_state,
     submit,
     token_md,
     tokens_of,
@@ -67,11 +73,6 @@ def hand_kinds(seat_view: game_pb2.GameView) -> tuple[int, ...]:
     return decode_kinds(seat_view.guandan.hand, "hand")
 
 
-def stored_state(redis_client, game_id: str) -> GuandanState:
-    state: GuandanState = decode_record(stored(redis_client, game_id)[b"s"]).state
-    return state
-
-
 @pytest.fixture
 def table(stub):
     """A four-human match at its first lead: the game id, tokens, and the leader's view."""
@@ -79,19 +80,6 @@ def table(stub):
     tokens = tokens_of(created)
     (leader,) = created.view.to_act
     return created.game_id, tokens, view(stub, created.game_id, leader, tokens[leader])
-
-
-def _assert_refused(stub, redis_client, game_id, seat, token, action, version, reason, rule):
-    """``action`` is FAILED_PRECONDITION with ``reason`` and ``rule``; nothing stored changes."""
-    before = stored(redis_client, game_id)
-    failure = failure_of(lambda: submit(stub, game_id, seat, token, action, version))
-    assert failure.code is grpc.StatusCode.FAILED_PRECONDITION
-    assert (failure.reason, failure.metadata["ruleId"]) == (reason, rule)
-    precondition = next(
-        d for d in failure.details if isinstance(d, error_details_pb2.PreconditionFailure)
-    )
-    assert precondition.violations[0].subject == rule
-    assert stored(redis_client, game_id) == before
 
 
 # -- game type and options ------------------------------------------------------------------
@@ -197,14 +185,9 @@ def test_malformed_guandan_actions_are_invalid_argument_and_change_nothing(
 ):
     game_id, tokens, leader_view = table
     seat = leader_view.viewer_seat
-    before = stored(redis_client, game_id)
-    failure = failure_of(
-        lambda: submit(stub, game_id, seat, tokens[seat], action, leader_view.version)
+    assert_malformed(
+        stub, redis_client, game_id, seat, tokens[seat], action, leader_view.version, field
     )
-    assert (failure.code, failure.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_FIELD")
-    bad_request = next(d for d in failure.details if isinstance(d, error_details_pb2.BadRequest))
-    assert bad_request.field_violations[0].field == field
-    assert stored(redis_client, game_id) == before
 
 
 def test_hearts_still_refuses_jokers_as_malformed(stub, redis_client):
@@ -213,11 +196,8 @@ def test_hearts_still_refuses_jokers_as_malformed(stub, redis_client):
     action = game_pb2.Action(
         hearts={"pass_cards": {"cards": [joker, joker, joker]}},
     )
-    before = stored(redis_client, created.game_id)
-    failure = failure_of(lambda: submit(stub, created.game_id, 0, tokens_of(created)[0], action, 1))
-    assert failure.code is grpc.StatusCode.INVALID_ARGUMENT
-    assert failure.details[0].field_violations[0].field == "action.hearts.pass_cards.cards[0].rank"
-    assert stored(redis_client, created.game_id) == before
+    token, field = tokens_of(created)[0], "action.hearts.pass_cards.cards[0].rank"
+    assert_malformed(stub, redis_client, created.game_id, 0, token, action, 1, field)
 
 
 def test_guandan_options_for_a_hearts_game_are_invalid_argument(stub):
@@ -245,7 +225,7 @@ def test_g_r2_a_seat_off_turn_is_refused(stub, redis_client, table):
     other = (leader_view.viewer_seat + 1) % 4
     other_view = view(stub, game_id, other, tokens[other])
     action = action_of(single(hand_kinds(other_view)[0]))
-    _assert_refused(
+    assert_refused(
         stub, redis_client, game_id, other, tokens[other], action, other_view.version,
         "NOT_YOUR_TURN", "G-R2",
     )  # fmt: skip
@@ -254,7 +234,7 @@ def test_g_r2_a_seat_off_turn_is_refused(stub, redis_client, table):
 def test_g_r17_the_leader_may_not_pass(stub, redis_client, table):
     game_id, tokens, leader_view = table
     seat = leader_view.viewer_seat
-    _assert_refused(
+    assert_refused(
         stub, redis_client, game_id, seat, tokens[seat], action_of(PassTurn()),
         leader_view.version, "LEADER_MUST_PLAY", "G-R17",
     )  # fmt: skip
@@ -265,7 +245,7 @@ def test_g_r1_a_card_not_in_hand_is_refused(stub, redis_client, table):
     seat = leader_view.viewer_seat
     hand = hand_of(hand_kinds(leader_view))
     missing = next(kind for kind, count in enumerate(hand) if not count)
-    _assert_refused(
+    assert_refused(
         stub, redis_client, game_id, seat, tokens[seat], action_of(single(missing)),
         leader_view.version, "CARD_NOT_IN_HAND", "G-R1",
     )  # fmt: skip
@@ -277,7 +257,7 @@ def test_g_r8_cards_of_two_ranks_are_no_pair(stub, redis_client, table):
     by_rank = {rank_of(k): k for k in hand_kinds(leader_view) if not is_wild(k, level)}
     low, high = sorted(by_rank)[:2]
     action = action_of(PlayCards.of((by_rank[low], by_rank[high]), Reading(Shape.PAIR, high, 2)))
-    _assert_refused(
+    assert_refused(
         stub, redis_client, game_id, seat, tokens[seat], action, leader_view.version,
         "NOT_A_COMBINATION", "G-R8",
     )  # fmt: skip
@@ -292,7 +272,7 @@ def test_g_r16_a_lower_single_does_not_beat(stub, redis_client, table):
     follower_view = view(stub, game_id, follower, tokens[follower])
     weakest = min(hand_kinds(follower_view), key=lambda k: strength(rank_of(k), level))
     assert strength(rank_of(weakest), level) <= strength(rank_of(strongest), level)
-    _assert_refused(
+    assert_refused(
         stub, redis_client, game_id, follower, tokens[follower], action_of(single(weakest)),
         after.version, "DOES_NOT_BEAT", "G-R16",
     )  # fmt: skip
@@ -302,7 +282,7 @@ def test_g_r35_a_return_while_playing_is_refused(stub, redis_client, table):
     game_id, tokens, leader_view = table
     seat = leader_view.viewer_seat
     action = action_of(ReturnCard(hand_kinds(leader_view)[0]))
-    _assert_refused(
+    assert_refused(
         stub, redis_client, game_id, seat, tokens[seat], action, leader_view.version,
         "NOT_RETURNING_NOW", "G-R35",
     )  # fmt: skip
@@ -335,31 +315,8 @@ def test_two_clients_of_one_seat_racing_on_one_version_exactly_one_wins(stub, re
         (seat,) = created.view.to_act
         seat_view = view(stub, created.game_id, seat, tokens[seat])
         choices = [seat_view.legal_actions[0], seat_view.legal_actions[-1]]
-        barrier = threading.Barrier(2)
-        results: list[object] = []
-
-        def race(
-            action,
-            game_id=created.game_id,
-            seat=seat,
-            token=tokens[seat],
-            version=seat_view.version,
-            barrier=barrier,
-            results=results,
-        ):
-            barrier.wait()
-            try:
-                submit(stub, game_id, seat, token, action, version)
-                results.append("ok")
-            except grpc.RpcError as error:
-                results.append(error.code())
-
-        threads = [threading.Thread(target=race, args=(action,)) for action in choices]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert sorted(map(str, results)) == sorted(["ok", str(grpc.StatusCode.ABORTED)])
+        moves = [Move(seat, tokens[seat], action, seat_view.version) for action in choices]
+        assert race(stub, created.game_id, moves) == ONE_WINS
         assert int(stored(redis_client, created.game_id)[b"v"]) == 2
 
 
@@ -367,12 +324,12 @@ def test_a_stale_version_is_aborted_and_changes_nothing(stub, redis_client, tabl
     game_id, tokens, leader_view = table
     seat = leader_view.viewer_seat
     submit(stub, game_id, seat, tokens[seat], leader_view.legal_actions[0], 1)
-    before = stored(redis_client, game_id)
     nxt = (seat + 1) % 4
     stale = action_of(PassTurn())
-    failure = failure_of(lambda: submit(stub, game_id, nxt, tokens[nxt], stale, 1))
+    failure = failure_changing_nothing(
+        redis_client, game_id, lambda: submit(stub, game_id, nxt, tokens[nxt], stale, 1)
+    )
     assert (failure.code, failure.reason) == (grpc.StatusCode.ABORTED, "VERSION_MISMATCH")
-    assert stored(redis_client, game_id) == before
 
 
 # -- views and the log -------------------------------------------------------------------------
@@ -397,12 +354,7 @@ def test_views_of_200_random_matches_show_no_hidden_card(stub, redis_client):
         bots = [rng.choice([RANDOM, HEURISTIC]) for _ in range(3)]
         created = create(stub, [HUMAN, *bots], seed=number, game_type=GUANDAN)
         token = tokens_of(created)[0]
-        seat_view = view(stub, created.game_id, 0, token)
-        for _ in range(rng.randrange(0, 60)):
-            if seat_view.status != game_pb2.GAME_STATUS_IN_PROGRESS:
-                break
-            action = rng.choice(seat_view.legal_actions)
-            seat_view = submit(stub, created.game_id, 0, token, action, seat_view.version)
+        seat_view = play_randomly(stub, created.game_id, 0, token, rng, rng.randrange(0, 60))
         state = stored_state(redis_client, created.game_id)
         _check_no_leak(seat_view, state, 0)
         _check_no_leak(view(stub, created.game_id), state, None)
@@ -440,11 +392,9 @@ def test_a_match_replays_from_its_action_log_and_returns_stay_secret_while_runni
         finished = stub.GetActionLog(api.GetActionLogRequest(game_id=game_id))
         assert finished.seed == seed and not any(e.redacted for e in finished.entries)
         assert finished.version == seat_view.version == len(finished.entries) + 1
-        rules = REGISTRY[GUANDAN].make_rules(CODEC.decode_options(finished.options))
-        state = rules.new_game(finished.seed)
-        for entry in finished.entries:
-            state = rules.apply(state, entry.seat, CODEC.decode_action(entry.action))
+        state = replayed(finished, GUANDAN)
         assert state == stored_state(redis_client, game_id)
+        rules = REGISTRY[GUANDAN].make_rules(CODEC.decode_options(finished.options))
         outcome = rules.outcome(state)
         assert outcome is not None and list(seat_view.outcome.winners) == list(outcome.winners)
         if secret_seen:

@@ -8,8 +8,8 @@ an exact replay from the action log. Moves are built with the Python client's bu
 from __future__ import annotations
 
 import random
-import threading
 import uuid
+from functools import partial
 from typing import Any
 
 import grpc
@@ -24,23 +24,30 @@ from cardengine_client import (
     klaberjass_trump,
 )
 
-from engine_service.codec.record import decode_record
-from engine_service.codec.registry import CODECS
-from engine_service.games import REGISTRY
 from tests.conformance.klaberjass_adapter import KlaberjassAdapter
 from tests.service.rpc_helpers import (
     HEURISTIC,
     HUMAN,
+    ONE_WINS,
     RANDOM,
+    Move,
     assert_invalid_field,
-    assert_rule_break,
+    assert_malformed,
+    assert_refused,
+    failure_changing_nothing,
     failure_of,
+    finish,
+    play_randomly,
+    race,
+    replayed,
     stored,
+    stored_state,
     submit,
     token_md,
     tokens_of,
     view,
 )
+from tests.service.rpc_helpers import create as create_game
 from tests.service.test_service_views import cards_anywhere
 
 KlaberjassView = klaberjass_pb2.KlaberjassView
@@ -48,24 +55,8 @@ PLAYING = KlaberjassView.PHASE_PLAYING
 LEAK_CHECK_GAMES = 300
 
 
-def create(stub: Any, seats: list[int], seed: int | None = None, **options: Any) -> Any:
-    """A Klaberjass game with ``options`` set on ``KlaberjassOptions``."""
-    request = api.CreateGameRequest(game_type="klaberjass", seats=seats, seed=seed)
-    if options:
-        request.options.klaberjass.SetInParent()
-        for name, value in options.items():
-            setattr(request.options.klaberjass, name, value)
-    return stub.CreateGame(request)
-
-
-def finish(stub: Any, game_id: str, seat: int, token: str, rng: random.Random | None) -> Any:
-    """Play ``seat`` to the end (first legal action, or a random one) against the bot."""
-    seat_view = view(stub, game_id, seat, token)
-    while seat_view.status == game_pb2.GAME_STATUS_IN_PROGRESS:
-        legal = seat_view.legal_actions
-        action = rng.choice(legal) if rng else legal[0]
-        seat_view = submit(stub, game_id, seat, token, action, seat_view.version)
-    return seat_view
+create = partial(create_game, game_type="klaberjass")
+"""A Klaberjass game, with options set on ``KlaberjassOptions``."""
 
 
 def until_phase(stub: Any, game_id: str, token: str, phase: int) -> Any:
@@ -83,14 +74,6 @@ def until_phase(stub: Any, game_id: str, token: str, phase: int) -> Any:
             choice = legal[0]  # take trump so that play begins
         seat_view = submit(stub, game_id, 0, token, choice or legal[0], seat_view.version)
     raise AssertionError(f"seat 0 never had to act in phase {phase}")
-
-
-def refuse(stub, redis_client, game_id, seat, token, action, version, reason, rule_id) -> None:
-    """``action`` is refused with ``reason`` and ``rule_id``; the stored game stays as it was."""
-    before = stored(redis_client, game_id)
-    failure = failure_of(lambda: submit(stub, game_id, seat, token, action, version))
-    assert_rule_break(failure, reason, rule_id)
-    assert stored(redis_client, game_id) == before
 
 
 @pytest.fixture
@@ -202,12 +185,9 @@ def test_malformed_moves_are_invalid_argument_and_change_nothing(
 ):
     game_id, tokens, seat_view = bidding
     seat = seat_view.viewer_seat
-    before = stored(redis_client, game_id)
-    failure = failure_of(
-        lambda: submit(stub, game_id, seat, tokens[seat], action, seat_view.version)
+    assert_malformed(
+        stub, redis_client, game_id, seat, tokens[seat], action, seat_view.version, field
     )
-    assert_invalid_field(failure, field)
-    assert stored(redis_client, game_id) == before
 
 
 # -- FAILED_PRECONDITION: rule breaks, each with its rule ID ---------------------------------
@@ -219,7 +199,9 @@ def test_k_r5_first_round_takes_only_the_turned_suit(stub, redis_client, bidding
     turned = seat_view.klaberjass.turn_up.suit
     other = next(s for s in (1, 2, 3, 4) if s != turned)
     args = (stub, redis_client, game_id, seat, tokens[seat])
-    refuse(*args, klaberjass_trump(other), seat_view.version, "MUST_TAKE_TURNED_SUIT", "K-R5")
+    assert_refused(
+        *args, klaberjass_trump(other), seat_view.version, "MUST_TAKE_TURNED_SUIT", "K-R5"
+    )
 
 
 def test_k_r6_second_round_refuses_the_turned_suit(stub, redis_client, bidding):
@@ -231,23 +213,23 @@ def test_k_r6_second_round_refuses_the_turned_suit(stub, redis_client, bidding):
     assert seat_view.klaberjass.phase == KlaberjassView.PHASE_BIDDING_OTHER_SUIT
     turned = klaberjass_trump(seat_view.klaberjass.turn_up.suit)
     args = (stub, redis_client, game_id, elder, tokens[elder])
-    refuse(*args, turned, seat_view.version, "TURNED_SUIT_REFUSED", "K-R6")
+    assert_refused(*args, turned, seat_view.version, "TURNED_SUIT_REFUSED", "K-R6")
 
 
 def test_k_r5_the_dealer_may_not_bid_first(stub, redis_client, bidding):
     game_id, tokens, seat_view = bidding
     dealer = 1 - seat_view.viewer_seat
     args = (stub, redis_client, game_id, dealer, tokens[dealer])
-    refuse(*args, klaberjass_pass(), seat_view.version, "NOT_YOUR_TURN", "K-R5")
+    assert_refused(*args, klaberjass_pass(), seat_view.version, "NOT_YOUR_TURN", "K-R5")
 
 
 def test_k_r11_and_k_r16_no_dix_and_no_card_while_bidding(stub, redis_client, bidding):
     game_id, tokens, seat_view = bidding
     seat = seat_view.viewer_seat
     args = (stub, redis_client, game_id, seat, tokens[seat])
-    refuse(*args, klaberjass_dix(True), seat_view.version, "NOT_DIX_NOW", "K-R11")
+    assert_refused(*args, klaberjass_dix(True), seat_view.version, "NOT_DIX_NOW", "K-R11")
     card = seat_view.klaberjass.hand[0]
-    refuse(*args, klaberjass_play(card), seat_view.version, "NOT_PLAYING_NOW", "K-R16")
+    assert_refused(*args, klaberjass_play(card), seat_view.version, "NOT_PLAYING_NOW", "K-R16")
 
 
 def test_k_r1_a_card_of_the_other_hand_is_refused(stub, redis_client, playing):
@@ -258,14 +240,14 @@ def test_k_r1_a_card_of_the_other_hand_is_refused(stub, redis_client, playing):
         cards_pb2.Card(rank=r, suit=s) for r in ranks for s in (1, 2, 3, 4) if (r, s) not in mine
     )
     args = (stub, redis_client, game_id, 0, token)
-    refuse(*args, klaberjass_play(foreign), seat_view.version, "CARD_NOT_IN_HAND", "K-R1")
+    assert_refused(*args, klaberjass_play(foreign), seat_view.version, "CARD_NOT_IN_HAND", "K-R1")
 
 
 def test_k_r15_bella_declined_on_an_ordinary_card_is_refused(stub, redis_client, playing):
     game_id, token, seat_view = playing
     card = seat_view.legal_actions[0].klaberjass.play_card.card
     args = (stub, redis_client, game_id, 0, token)
-    refuse(
+    assert_refused(
         *args,
         klaberjass_play(card, announce_bella=False),
         seat_view.version,
@@ -279,7 +261,7 @@ def test_k_r14_concealing_sequences_needs_the_manual_option(stub, redis_client, 
     card = seat_view.legal_actions[0].klaberjass.play_card.card
     args = (stub, redis_client, game_id, 0, token)
     concealed = klaberjass_play(card, declare_sequences=False)
-    refuse(*args, concealed, seat_view.version, "NO_SEQUENCE_CHOICE_NOW", "K-R14")
+    assert_refused(*args, concealed, seat_view.version, "NO_SEQUENCE_CHOICE_NOW", "K-R14")
 
 
 def refusals(stub: Any, redis_client: Any, seat_view: Any, token: str) -> set[tuple[str, str]]:
@@ -334,7 +316,7 @@ def test_k_r21_no_move_after_the_game_is_over(stub, redis_client):
     assert final.klaberjass.phase == KlaberjassView.PHASE_GAME_OVER
     assert final.outcome.summary and max(final.outcome.scores) >= 1
     args = (stub, redis_client, created.game_id, 0, token)
-    refuse(*args, klaberjass_pass(), final.version, "GAME_OVER", "K-R21")
+    assert_refused(*args, klaberjass_pass(), final.version, "GAME_OVER", "K-R21")
 
 
 # -- ABORTED: stale versions and races ---------------------------------------------------------
@@ -344,14 +326,14 @@ def test_stale_version_is_aborted_and_changes_nothing(stub, redis_client, biddin
     game_id, tokens, seat_view = bidding
     elder = seat_view.viewer_seat
     submit(stub, game_id, elder, tokens[elder], klaberjass_pass(), seat_view.version)
-    before = stored(redis_client, game_id)
     dealer = 1 - elder
-    failure = failure_of(
-        lambda: submit(stub, game_id, dealer, tokens[dealer], klaberjass_pass(), seat_view.version)
+    failure = failure_changing_nothing(
+        redis_client,
+        game_id,
+        lambda: submit(stub, game_id, dealer, tokens[dealer], klaberjass_pass(), seat_view.version),
     )
     assert (failure.code, failure.reason) == (grpc.StatusCode.ABORTED, "VERSION_MISMATCH")
     assert failure.metadata["currentVersion"] == str(seat_view.version + 1)
-    assert stored(redis_client, game_id) == before
 
 
 def test_two_clients_of_one_seat_racing_on_one_version_exactly_one_wins(stub, redis_client):
@@ -360,24 +342,9 @@ def test_two_clients_of_one_seat_racing_on_one_version_exactly_one_wins(stub, re
         tokens = tokens_of(created)
         seat = created.view.to_act[0]
         start = view(stub, created.game_id, seat, tokens[seat])
-        barrier = threading.Barrier(2)
-        results: list[object] = []
-
-        def race(action, start=start, seat=seat, tokens=tokens, barrier=barrier, results=results):
-            barrier.wait()
-            try:
-                submit(stub, start.game_id, seat, tokens[seat], action, start.version)
-                results.append("ok")
-            except grpc.RpcError as error:
-                results.append(error.code())
-
-        moves = (klaberjass_pass(), start.legal_actions[0])
-        threads = [threading.Thread(target=race, args=(move,)) for move in moves]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert sorted(map(str, results)) == sorted(["ok", str(grpc.StatusCode.ABORTED)])
+        actions = (klaberjass_pass(), start.legal_actions[0])
+        moves = [Move(seat, tokens[seat], action, start.version) for action in actions]
+        assert race(stub, created.game_id, moves) == ONE_WINS
         assert int(stored(redis_client, created.game_id)[b"v"]) == start.version + 1
 
 
@@ -391,13 +358,8 @@ def test_views_of_many_random_games_hold_no_hidden_card(stub, redis_client):
     for number in range(LEAK_CHECK_GAMES):
         created = create(stub, [HUMAN, rng.choice([RANDOM, HEURISTIC])], seed=number)
         token = tokens_of(created)[0]
-        seat_view = view(stub, created.game_id, 0, token)
-        for _ in range(rng.randrange(0, 24)):
-            if seat_view.status != game_pb2.GAME_STATUS_IN_PROGRESS:
-                break
-            action = rng.choice(seat_view.legal_actions)
-            seat_view = submit(stub, created.game_id, 0, token, action, seat_view.version)
-        state = decode_record(stored(redis_client, created.game_id)[b"s"]).state
+        seat_view = play_randomly(stub, created.game_id, 0, token, rng, rng.randrange(0, 24))
+        state = stored_state(redis_client, created.game_id)
         for seat, shown in ((0, seat_view), (None, view(stub, created.game_id))):
             hidden = {int(card_id.card) for card_id in adapter.hidden_cards(state, seat)}
             assert not cards_anywhere(shown) & hidden, f"game {number} seat {seat}"
@@ -415,12 +377,7 @@ def test_action_log_is_open_and_replays_to_the_stored_game(stub, redis_client):
     final = finish(stub, created.game_id, 0, token, random.Random(5))
     finished = stub.GetActionLog(api.GetActionLogRequest(game_id=created.game_id))
     assert finished.seed == 77 and finished.version == final.version == len(finished.entries) + 1
-    codec = CODECS["klaberjass"]
-    rules = REGISTRY["klaberjass"].make_rules(codec.decode_options(finished.options))
-    state = rules.new_game(finished.seed)
-    for entry in finished.entries:
-        state = rules.apply(state, entry.seat, codec.decode_action(entry.action))
-    assert state == decode_record(stored(redis_client, created.game_id)[b"s"]).state
+    assert replayed(finished, "klaberjass") == stored_state(redis_client, created.game_id)
     deals = final.klaberjass.deals
     assert list(final.klaberjass.totals) == [sum(d.scores[s] for d in deals) for s in (0, 1)]
     assert list(final.outcome.scores) == list(final.klaberjass.totals)

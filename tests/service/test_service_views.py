@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import random
 
-from cardengine.v1 import cards_pb2, game_pb2
+from cardengine.v1 import cards_pb2
 from cardengine.v1 import engine_service_pb2 as api
 from google.protobuf.message import Message
 
-from engine_service.codec.record import decode_record
-from engine_service.codec.registry import CODECS
 from engine_service.core.cards import cards_in
-from engine_service.games import REGISTRY
 from engine_service.games.hearts.state import Phase
 from tests.service.rpc_helpers import (
     HEURISTIC,
     HUMAN,
     RANDOM,
     create,
-    stored,
-    submit,
+    finish,
+    play_randomly,
+    replayed,
+    stored_state,
     token_md,
     tokens_of,
     view,
@@ -59,13 +58,8 @@ def test_views_of_1000_random_games_hold_no_card_of_another_seat(stub, redis_cli
         bots = [rng.choice([RANDOM, HEURISTIC]) for _ in range(3)]
         created = create(stub, [HUMAN, *bots], seed=game_number)
         token = tokens_of(created)[0]
-        seat_view = view(stub, created.game_id, 0, token)
-        for _ in range(rng.randrange(0, 16)):
-            if seat_view.status != game_pb2.GAME_STATUS_IN_PROGRESS:
-                break
-            action = rng.choice(seat_view.legal_actions)
-            seat_view = submit(stub, created.game_id, 0, token, action, seat_view.version)
-        state = decode_record(stored(redis_client, created.game_id)[b"s"]).state
+        seat_view = play_randomly(stub, created.game_id, 0, token, rng, rng.randrange(0, 16))
+        state = stored_state(redis_client, created.game_id)
         assert not cards_anywhere(seat_view) & hidden_from(state, 0)
         spectator = view(stub, created.game_id)
         assert not cards_anywhere(spectator) & hidden_from(state, None)
@@ -83,20 +77,11 @@ def test_action_log_hides_other_passes_until_the_end_then_replays_exactly(stub, 
     assert {e.seat for e in redacted} == {1, 2, 3}
     assert all(not e.HasField("action") for e in redacted)
 
-    seat_view = view(stub, created.game_id, 0, token)
-    while seat_view.status == game_pb2.GAME_STATUS_IN_PROGRESS:
-        seat_view = submit(
-            stub, created.game_id, 0, token, seat_view.legal_actions[0], seat_view.version
-        )
+    seat_view = finish(stub, created.game_id, 0, token)
 
     finished = stub.GetActionLog(api.GetActionLogRequest(game_id=created.game_id))
     assert finished.HasField("seed") and finished.seed == 99
     assert not any(e.redacted for e in finished.entries)
     assert finished.version == seat_view.version == len(finished.entries) + 1
 
-    codec = CODECS["hearts"]
-    rules = REGISTRY["hearts"].make_rules(codec.decode_options(finished.options))
-    state = rules.new_game(finished.seed)
-    for entry in finished.entries:
-        state = rules.apply(state, entry.seat, codec.decode_action(entry.action))
-    assert state == decode_record(stored(redis_client, created.game_id)[b"s"]).state
+    assert replayed(finished, "hearts") == stored_state(redis_client, created.game_id)

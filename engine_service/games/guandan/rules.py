@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Final
 
-from engine_service.core.errors import IllegalAction, RuleViolation
+from engine_service.core.errors import RuleViolation, refuse, violation
 from engine_service.core.protocol import Outcome
 from engine_service.games.guandan.actions import GuandanAction, PassTurn, PlayCards, ReturnCard
 from engine_service.games.guandan.cards import Hand, format_kinds, hand_of
@@ -39,10 +39,6 @@ from engine_service.games.guandan.tribute import (
 )
 from engine_service.games.guandan.turns import next_turn
 from engine_service.games.guandan.view import GuandanView, build_view
-
-
-def _violation(reason: str, rule_id: str, message: str, **metadata: str) -> RuleViolation:
-    return RuleViolation(reason=reason, rule_id=rule_id, message=message, metadata=metadata)
 
 
 class GuandanRules:
@@ -144,39 +140,39 @@ class GuandanRules:
         CARD_NOT_IN_HAND (G-R1); NOT_A_COMBINATION (G-R8, G-R13); DOES_NOT_BEAT (G-R16).
         """
         if state.phase is Phase.GAME_OVER:
-            return _violation("GAME_OVER", "G-R26", "The match is over.")
+            return violation("GAME_OVER", "G-R26", "The match is over.")
         if isinstance(action, ReturnCard):
             return self._check_return(state, seat, action.card)
         if state.phase is Phase.RETURNING:
-            return _violation(
+            return violation(
                 "RETURNS_NOT_FINISHED", "G-R36", "Play starts once the tribute cards are returned."
             )
         if seat != state.turn:
-            return _violation(
+            return violation(
                 "NOT_YOUR_TURN", "G-R2", f"It is seat {state.turn}'s turn.", turn=str(state.turn)
             )
         if isinstance(action, PassTurn):
             if state.top is None:
-                return _violation("LEADER_MUST_PLAY", "G-R17", "The leader must play, not pass.")
+                return violation("LEADER_MUST_PLAY", "G-R17", "The leader must play, not pass.")
             return None
         return self._check_play(state, seat, action)
 
     def _check_return(self, state: GuandanState, seat: int, card: int) -> RuleViolation | None:
         if state.phase is not Phase.RETURNING:
-            return _violation(
+            return violation(
                 "NOT_RETURNING_NOW", "G-R35", "Cards are returned only right after tribute."
             )
         tribute = next((t for t in state.tributes if t.receiver == seat), None)
         if tribute is None:
-            return _violation(
+            return violation(
                 "NOT_YOUR_TURN", "G-R35", "Only a seat that received tribute returns a card."
             )
         if tribute.returned is not None:
-            return _violation("ALREADY_RETURNED", "G-R35", "This seat has already returned a card.")
+            return violation("ALREADY_RETURNED", "G-R35", "This seat has already returned a card.")
         if not state.hands[seat][card]:
             return _not_in_hand((card,))
         if card not in returnable(state.hands[seat], tribute, state.level, self.config):
-            return _violation(
+            return violation(
                 "RETURN_NOT_ALLOWED",
                 "G-R35",
                 "Return a card of rank 2 to 10 that is neither a joker nor a wild "
@@ -193,14 +189,14 @@ class GuandanRules:
             return _not_in_hand(missing)
         readings = allowed_readings(play.cards, state.level, self.config)
         if not readings:
-            return _violation(
+            return violation(
                 "NOT_A_COMBINATION",
                 "G-R8",
                 "These cards form no legal combination.",
                 cards=format_kinds(play.cards),
             )
         if play.reading not in readings:
-            return _violation(
+            return violation(
                 "NOT_A_COMBINATION",
                 "G-R13",
                 f"These cards cannot be read as {play.reading}.",
@@ -208,7 +204,7 @@ class GuandanRules:
                 allowed=" ".join(str(r) for r in readings),
             )
         if state.top is not None and not beats(play.reading, state.top.reading, state.level):
-            return _violation(
+            return violation(
                 "DOES_NOT_BEAT",
                 "G-R16",
                 f"{play.reading} does not beat {state.top.reading}.",
@@ -224,9 +220,7 @@ class GuandanRules:
         Raises:
             IllegalAction: :meth:`check` found a violation; nothing changes.
         """
-        violation = self.check(state, seat, action)
-        if violation is not None:
-            raise IllegalAction(violation)
+        refuse(self.check(state, seat, action))
         if isinstance(action, ReturnCard):
             return _return(state, seat, action.card)
         if isinstance(action, PassTurn):
@@ -325,7 +319,7 @@ def _return(state: GuandanState, seat: int, card: int) -> GuandanState:
 
 def _not_in_hand(kinds: Sequence[int]) -> RuleViolation:
     text = format_kinds(kinds)
-    return _violation("CARD_NOT_IN_HAND", "G-R1", f"{text} not in this hand.", cards=text)
+    return violation("CARD_NOT_IN_HAND", "G-R1", f"{text} not in this hand.", cards=text)
 
 
 def _without(hand: Hand, cards: Sequence[int]) -> Hand:

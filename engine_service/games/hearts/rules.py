@@ -20,7 +20,7 @@ from engine_service.core.cards import (
     cards_in,
     mask_of,
 )
-from engine_service.core.errors import IllegalAction, RuleViolation
+from engine_service.core.errors import RuleViolation, refuse, violation
 from engine_service.core.protocol import Outcome
 from engine_service.games.hearts.actions import HeartsAction, PassCards, PassChoices, plays_of
 from engine_service.games.hearts.config import AllHeartsLead, FirstTrickBan, HeartsConfig
@@ -45,10 +45,6 @@ from engine_service.games.hearts.view import HeartsView, build_view
 TWO_OF_CLUBS: Final = Card.parse("2C")
 _ALONE: Final = tuple((seat,) for seat in range(SEATS))
 NO_SCORES: Final = (0, 0, 0, 0)
-
-
-def _violation(reason: str, rule_id: str, message: str, **metadata: str) -> RuleViolation:
-    return RuleViolation(reason=reason, rule_id=rule_id, message=message, metadata=metadata)
 
 
 class HeartsRules:
@@ -150,33 +146,33 @@ class HeartsRules:
         card outside :meth:`playable`, the rule that excludes it (see :meth:`_explain`).
         """
         if state.phase is Phase.GAME_OVER:
-            return _violation("GAME_OVER", "H-R17", "The game is over.")
+            return violation("GAME_OVER", "H-R17", "The game is over.")
         hand = state.hands[seat]
         if isinstance(action, PassCards):
             if state.phase is not Phase.PASSING:
-                return _violation("NOT_PASSING_NOW", "H-R2", "Cards are passed only before play.")
+                return violation("NOT_PASSING_NOW", "H-R2", "Cards are passed only before play.")
             if state.passed[seat]:
-                return _violation("ALREADY_PASSED", "H-R2", "This seat has already passed.")
+                return violation("ALREADY_PASSED", "H-R2", "This seat has already passed.")
             if action.mask.bit_count() != PASS_SIZE:
-                return _violation(
+                return violation(
                     "WRONG_PASS_SIZE", "H-R2", f"Pass exactly {PASS_SIZE} different cards."
                 )
             if action.mask & ~hand:
                 missing = next(cards_in(action.mask & ~hand))
-                return _violation(
+                return violation(
                     "CARD_NOT_IN_HAND", "H-R1", f"{missing} is not in this hand.", card=str(missing)
                 )
             return None
         if state.phase is Phase.PASSING:
-            return _violation(
+            return violation(
                 "PASSING_NOT_FINISHED", "H-R2", "Play starts once all four seats have passed."
             )
         if seat != state.turn:
-            return _violation(
+            return violation(
                 "NOT_YOUR_TURN", "H-R4", f"It is seat {state.turn}'s turn.", turn=str(state.turn)
             )
         if not hand >> action.card & 1:
-            return _violation(
+            return violation(
                 "CARD_NOT_IN_HAND",
                 "H-R1",
                 f"{action.card} is not in this hand.",
@@ -191,10 +187,10 @@ class HeartsRules:
         cards = state.trick.cards
         if not cards:
             if state.tricks_played == 0:
-                return _violation(
+                return violation(
                     "MUST_LEAD_TWO_OF_CLUBS", "H-R3", "The first trick is led with 2C."
                 )
-            return _violation(
+            return violation(
                 "HEARTS_NOT_BROKEN",
                 "H-R7",
                 "Hearts may not be led until a heart has been played.",
@@ -202,7 +198,7 @@ class HeartsRules:
             )
         led = Suit(cards[0] // SUIT_SIZE)
         if state.hands[seat] & SUIT_MASKS[led]:
-            return _violation(
+            return violation(
                 "MUST_FOLLOW_SUIT",
                 "H-R4",
                 f"Follow the suit led ({led.name.lower()}).",
@@ -210,10 +206,10 @@ class HeartsRules:
                 led_suit=led.letter,
             )
         if card == QUEEN_OF_SPADES:
-            return _violation(
+            return violation(
                 "QUEEN_OF_SPADES_ON_FIRST_TRICK", "H-R5", "QS may not be played to the first trick."
             )
-        return _violation(
+        return violation(
             "HEARTS_ON_FIRST_TRICK",
             "H-R5",
             "Hearts may not be played to the first trick.",
@@ -228,9 +224,7 @@ class HeartsRules:
         Raises:
             IllegalAction: :meth:`check` found a violation; nothing changes.
         """
-        violation = self.check(state, seat, action)
-        if violation is not None:
-            raise IllegalAction(violation)
+        refuse(self.check(state, seat, action))
         if isinstance(action, PassCards):
             return self._choose_pass(state, seat, action.mask)
         return self._play(state, seat, action.card)

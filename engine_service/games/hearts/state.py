@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import ClassVar
 
-from engine_service.core.cards import SUIT_SIZE, Card
+from engine_service.core.cards import SUIT_SIZE
+from engine_service.core.tricks import SeatedTrick
 
 SEATS = 4
 HAND_SIZE = 13
@@ -43,20 +45,15 @@ _DIRECTIONS: tuple[PassDirection, ...] = tuple(PassDirection)
 
 
 @dataclass(frozen=True, slots=True)
-class Trick:
-    """A trick: who led it and the cards played so far, in play order."""
+class Trick(SeatedTrick):
+    """A Hearts trick, among four seats."""
 
-    leader: int
-    cards: tuple[Card, ...] = ()
-
-    def seat_of(self, index: int) -> int:
-        """The seat that played the ``index``-th card."""
-        return (self.leader + index) % SEATS
+    seats: ClassVar[int] = SEATS
 
     @property
     def winner(self) -> int | None:
         """The seat taking a complete trick: highest card of the suit led (H-R6, no trumps)."""
-        if len(self.cards) < SEATS:
+        if not self.complete:
             return None
         led = self.cards[0] // SUIT_SIZE
         best = 0

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Final, TypeVar
 
 from engine_service.core.cards import KING, QUEEN, Card, Suit, cards_in, mask_of
-from engine_service.core.errors import IllegalAction, RuleViolation
+from engine_service.core.errors import RuleViolation, refuse, violation
 from engine_service.core.protocol import Outcome
 from engine_service.games.klaberjass.actions import (
     Dix,
@@ -59,10 +59,6 @@ BELLA_PARTNER: Final[Mapping[tuple[Card, Suit | None], int]] = {
     for rank in (KING, QUEEN)
 }
 """For trump K and Q: the bit of the other card of bella (K-R15)."""
-
-
-def _violation(reason: str, rule_id: str, message: str, **metadata: str) -> RuleViolation:
-    return RuleViolation(reason=reason, rule_id=rule_id, message=message, metadata=metadata)
 
 
 def deal_order(seed: int, deal_number: int) -> list[Card]:
@@ -201,7 +197,7 @@ class KlaberjassRules:
         MUST_OVERTRUMP (K-R18); NO_BELLA_TO_DECLINE (K-R15); NO_SEQUENCE_CHOICE_NOW (K-R14).
         """
         if state.phase is Phase.GAME_OVER:
-            return _violation("GAME_OVER", "K-R21", "The game is over.")
+            return violation("GAME_OVER", "K-R21", "The game is over.")
         if isinstance(action, TakeTrump | PassBid):
             return self._check_bid(state, seat, action)
         if isinstance(action, Dix):
@@ -210,7 +206,7 @@ class KlaberjassRules:
 
     def _check_turn(self, state: KlaberjassState, seat: int, rule_id: str) -> RuleViolation | None:
         if seat != state.turn:
-            return _violation(
+            return violation(
                 "NOT_YOUR_TURN", rule_id, f"It is seat {state.turn}'s turn.", turn=str(state.turn)
             )
         return None
@@ -219,21 +215,21 @@ class KlaberjassRules:
         self, state: KlaberjassState, seat: int, action: TakeTrump | PassBid
     ) -> RuleViolation | None:
         if state.phase not in BIDDING:
-            return _violation("NOT_BIDDING_NOW", "K-R5", "Trump is chosen only while bidding.")
+            return violation("NOT_BIDDING_NOW", "K-R5", "Trump is chosen only while bidding.")
         first_round = state.phase is Phase.BIDDING_TURNED_SUIT
         wrong_turn = self._check_turn(state, seat, "K-R5" if first_round else "K-R6")
         if wrong_turn is not None or isinstance(action, PassBid):
             return wrong_turn
         turned = state.turn_up.suit
         if first_round and action.suit is not turned:
-            return _violation(
+            return violation(
                 "MUST_TAKE_TURNED_SUIT",
                 "K-R5",
                 f"In the first round only the turned suit ({turned.name.lower()}) may be taken.",
                 turned_suit=turned.letter,
             )
         if not first_round and action.suit is turned:
-            return _violation(
+            return violation(
                 "TURNED_SUIT_REFUSED",
                 "K-R6",
                 "In the second round the turned suit may not be named.",
@@ -243,7 +239,7 @@ class KlaberjassRules:
 
     def _check_dix(self, state: KlaberjassState, seat: int, action: Dix) -> RuleViolation | None:
         if state.phase is not Phase.DIX:
-            return _violation(
+            return violation(
                 "NOT_DIX_NOW", "K-R11", "The dix is decided after the deal, before the first card."
             )
         wrong_turn = self._check_turn(state, seat, "K-R11")
@@ -252,7 +248,7 @@ class KlaberjassRules:
         assert state.trump is not None
         seven = trump_card(SEVEN, state.trump)
         if not state.hands[seat] & seven.bit:
-            return _violation(
+            return violation(
                 "NO_TRUMP_SEVEN",
                 "K-R11",
                 f"Only the holder of {seven} may swap it.",
@@ -264,7 +260,7 @@ class KlaberjassRules:
         self, state: KlaberjassState, seat: int, action: PlayCard
     ) -> RuleViolation | None:
         if state.phase is not Phase.PLAYING:
-            return _violation(
+            return violation(
                 "NOT_PLAYING_NOW", "K-R16", "Cards are played once bidding and the dix are over."
             )
         wrong_turn = self._check_turn(state, seat, "K-R16")
@@ -272,20 +268,20 @@ class KlaberjassRules:
             return wrong_turn
         card = action.card
         if not state.hands[seat] >> card & 1:
-            return _violation(
+            return violation(
                 "CARD_NOT_IN_HAND", "K-R1", f"{card} is not in this hand.", card=str(card)
             )
         if not self.playable(state, seat) >> card & 1:
             return self._explain(state, seat, card)
         if not action.announce_bella and not self._bella_completed(state, seat, card):
-            return _violation(
+            return violation(
                 "NO_BELLA_TO_DECLINE",
                 "K-R15",
                 "Bella can be left unannounced only on the second of trump K and Q.",
                 card=str(card),
             )
         if not action.declare_sequences and not self._sequence_choice(state, seat):
-            return _violation(
+            return violation(
                 "NO_SEQUENCE_CHOICE_NOW",
                 "K-R14",
                 "Sequences may be concealed only with one's first card, when they are not "
@@ -300,7 +296,7 @@ class KlaberjassRules:
         assert trump is not None
         hand = state.hands[seat]
         if led.suit is trump and card.suit is trump:
-            return _violation(
+            return violation(
                 "MUST_OVERTRUMP",
                 "K-R18",
                 f"Beat the trump led ({led}) when able.",
@@ -308,14 +304,14 @@ class KlaberjassRules:
                 led_card=str(led),
             )
         if hand & suit_mask(led.suit):
-            return _violation(
+            return violation(
                 "MUST_FOLLOW_SUIT",
                 "K-R17",
                 f"Follow the suit led ({led.suit.name.lower()}).",
                 card=str(card),
                 led_suit=led.suit.letter,
             )
-        return _violation(
+        return violation(
             "MUST_TRUMP",
             "K-R17",
             f"Without the suit led, play a trump ({trump.name.lower()}).",
@@ -331,9 +327,7 @@ class KlaberjassRules:
         Raises:
             IllegalAction: :meth:`check` found a violation; nothing changes.
         """
-        violation = self.check(state, seat, action)
-        if violation is not None:
-            raise IllegalAction(violation)
+        refuse(self.check(state, seat, action))
         if isinstance(action, TakeTrump | PassBid):
             return self._bid(state, seat, action)
         if isinstance(action, Dix):

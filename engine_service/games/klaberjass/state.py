@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import ClassVar
 
 from engine_service.core.cards import Card, Suit
+from engine_service.core.tricks import SeatedTrick
 from engine_service.games.klaberjass.cards import beats
 
 SEATS = 2
@@ -39,19 +41,14 @@ class Bid:
 
 
 @dataclass(frozen=True, slots=True)
-class Trick:
-    """A trick: who led it and the cards played so far, in play order."""
+class Trick(SeatedTrick):
+    """A Klaberjass trick, between the two seats."""
 
-    leader: int
-    cards: tuple[Card, ...] = ()
-
-    def seat_of(self, index: int) -> int:
-        """The seat that played the ``index``-th card."""
-        return (self.leader + index) % SEATS
+    seats: ClassVar[int] = SEATS
 
     def winner(self, trump: Suit) -> int | None:
         """The seat taking a complete trick, ``None`` before both have played (K-R19)."""
-        if len(self.cards) < SEATS:
+        if not self.complete:
             return None
         return self.seat_of(1 if beats(self.cards[1], self.cards[0], trump) else 0)
 

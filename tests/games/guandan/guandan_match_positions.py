@@ -7,11 +7,10 @@ which cards a seat holds.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
-from engine_service.games.guandan.actions import GuandanAction, PlayCards, parse_action
+from engine_service.games.guandan.actions import PlayCards, parse_action
 from engine_service.games.guandan.cards import (
     Hand,
     format_kinds,
@@ -101,28 +100,6 @@ def single(card: str) -> PlayCards:
     """The single ``card`` played as itself (not as a wild)."""
     kind = parse_kind(card)
     return PlayCards((kind,), Reading.parse(f"single:{rank_of(kind)}:1"))
-
-
-def random_match(
-    rules: GuandanRules, seed: int, max_actions: int = 200_000
-) -> Iterator[tuple[GuandanState, int | None, GuandanAction | None]]:
-    """Walk a match with seeded random legal actions.
-
-    Yields each state with the seat about to act and its action, and last the finished match
-    with ``None``.
-    """
-    rng = random.Random(seed)
-    state = rules.new_game(seed)
-    for _ in range(max_actions):
-        seats = rules.current_seats(state)
-        if not seats:
-            yield state, None, None
-            return
-        seat = rng.choice(seats)
-        action = rng.choice(list(rules.legal_actions(state, seat)))
-        yield state, seat, action
-        state = rules.apply(state, seat, action)
-    raise AssertionError(f"match {seed} did not end within {max_actions} actions")
 
 
 def finish(

@@ -7,9 +7,6 @@ the listing of plays in ``test_guandan_comb_plays.py``.
 
 from __future__ import annotations
 
-import doctest
-import importlib
-
 import pytest
 
 from engine_service.games.guandan.cards import parse_kind
@@ -262,17 +259,3 @@ def test_g_r13_mixed_suit_runs_and_other_shapes_unaffected() -> None:
 
 def test_g_r13_no_cards_no_reading() -> None:
     assert read("") == []
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        "engine_service.games.guandan.combos",
-        "engine_service.games.guandan.ordering",
-        "engine_service.games.guandan.sequences",
-    ],
-)
-def test_combination_modules_doctests(name: str) -> None:
-    result = doctest.testmod(importlib.import_module(name))
-    assert result.failed == 0
-    assert result.attempted > 0

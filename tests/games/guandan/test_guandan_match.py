@@ -6,7 +6,6 @@ import random
 from itertools import islice
 
 import pytest
-from guandan_match_positions import random_match
 
 from engine_service.bots.guandan_heuristic import GuandanHeuristicBot
 from engine_service.core.errors import IllegalAction
@@ -16,6 +15,7 @@ from engine_service.games.guandan.combos import plays
 from engine_service.games.guandan.config import GuandanConfig
 from engine_service.games.guandan.rules import GuandanRules
 from engine_service.games.guandan.state import TOP_LEVEL, GuandanState, Phase, team_of
+from tests.games.positions import random_walk
 
 RULES = GuandanRules()
 VARIANT = GuandanRules(GuandanConfig(end_deal_on_double_win=False, return_may_be_tribute_card=True))
@@ -24,7 +24,7 @@ VARIANT = GuandanRules(GuandanConfig(end_deal_on_double_win=False, return_may_be
 @pytest.mark.parametrize(("rules", "seed"), [(RULES, 1), (RULES, 2), (VARIANT, 3)])
 def test_random_matches_end_with_a_team_at_ace(rules: GuandanRules, seed: int) -> None:
     """G-R26: seeded random matches end; the winners are one team, at A."""
-    *_, (final, seat, _) = random_match(rules, seed)
+    *_, (final, seat, _) = random_walk(rules, seed)
     assert seat is None and final.phase is Phase.GAME_OVER
     outcome = rules.outcome(final)
     assert outcome is not None
@@ -36,8 +36,8 @@ def test_random_matches_end_with_a_team_at_ace(rules: GuandanRules, seed: int) -
 
 def test_determinism_same_seed_same_match_and_replay() -> None:
     """All randomness comes from the seed: a replay of the action log rebuilds every state."""
-    walk = list(random_match(RULES, 5))
-    again = list(random_match(RULES, 5))
+    walk = list(random_walk(RULES, 5))
+    again = list(random_walk(RULES, 5))
     assert walk == again
     state = RULES.new_game(5)
     for recorded, seat, action in walk:
@@ -59,7 +59,7 @@ def candidates(state: GuandanState, seat: int) -> list[GuandanAction]:
 
 def test_check_agrees_with_legal_actions() -> None:
     """``check`` accepts exactly the listed actions among the candidates, for every seat."""
-    for state, _, _ in islice(random_match(RULES, 8), 0, 3000, 37):
+    for state, _, _ in islice(random_walk(RULES, 8), 0, 3000, 37):
         for seat in range(4):
             legal = set(RULES.legal_actions(state, seat))
             for action in legal:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from itertools import islice
 
-from guandan_match_positions import position, random_match, returning
+from guandan_match_positions import position, returning
 
 from engine_service.games.guandan.actions import ReturnCard
 from engine_service.games.guandan.cards import kinds_in, parse_kind
@@ -13,6 +13,7 @@ from engine_service.games.guandan.config import CardCountVisibility, GuandanConf
 from engine_service.games.guandan.rules import GuandanRules
 from engine_service.games.guandan.state import Tribute
 from engine_service.games.guandan.view import HIDDEN_COUNT, GuandanView
+from tests.games.positions import random_walk
 
 RULES = GuandanRules()
 SEATS_AND_SPECTATOR = (0, 1, 2, 3, None)
@@ -22,7 +23,7 @@ def test_views_show_the_own_hand_and_never_another() -> None:
     """Each seat sees its own cards; a spectator none; no view carries the seed or all hands."""
     names = {f.name for f in dataclasses.fields(GuandanView)}
     assert not names & {"seed", "hands"}
-    for state, _, _ in islice(random_match(RULES, 11), 0, 400, 7):
+    for state, _, _ in islice(random_walk(RULES, 11), 0, 400, 7):
         for seat in SEATS_AND_SPECTATOR:
             view = RULES.view(state, seat)
             expected = kinds_in(state.hands[seat]) if seat is not None else ()

@@ -7,30 +7,14 @@ only look at which cards a seat holds, and at ``tricks_played`` to know the firs
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
-from engine_service.core.cards import Card, cards_in, format_cards, mask_of
 from engine_service.games.hearts.actions import PlayCard
 from engine_service.games.hearts.rules import HeartsRules
 from engine_service.games.hearts.state import HeartsState, Phase, Trick
+from tests.games.positions import cards, mask, show
 
 ZEROS = (0, 0, 0, 0)
-
-
-def cards(text: str) -> tuple[Card, ...]:
-    """The cards named in ``text``, e.g. ``"2C QS"``."""
-    return tuple(Card.parse(code) for code in text.split())
-
-
-def mask(text: str) -> int:
-    """The bitmask of the cards named in ``text``."""
-    return mask_of(cards(text))
-
-
-def show(hand: int) -> str:
-    """A hand bitmask as text, lowest card first."""
-    return format_cards(cards_in(hand))
 
 
 def position(
@@ -99,23 +83,3 @@ def end_hand(
 ) -> HeartsState:
     """Play out :func:`last_trick` and return the state after the hand is scored."""
     return play(rules, last_trick(totals, points, **kw), "2D 3D 4D 5D")
-
-
-def random_game(
-    rules: HeartsRules, seed: int, max_actions: int = 100_000
-) -> Iterator[tuple[HeartsState, int | None]]:
-    """Walk a game with seeded random legal actions.
-
-    Yields each state with the seat about to act, and last the finished game with ``None``.
-    """
-    rng = random.Random(seed)
-    state = rules.new_game(seed)
-    for _ in range(max_actions):
-        seats = rules.current_seats(state)
-        if not seats:
-            yield state, None
-            return
-        seat = rng.choice(seats)
-        yield state, seat
-        state = rules.apply(state, seat, rng.choice(rules.legal_actions(state, seat)))
-    raise AssertionError(f"game {seed} did not end within {max_actions} actions")

@@ -10,7 +10,7 @@ import copy
 import itertools
 
 import pytest
-from hearts_positions import play, position, random_game
+from hearts_positions import play, position
 
 from engine_service.core.cards import CARDS, cards_in
 from engine_service.core.errors import IllegalAction
@@ -18,6 +18,7 @@ from engine_service.games.hearts.actions import PassCards, PlayCard
 from engine_service.games.hearts.config import AllHeartsLead, FirstTrickBan, HeartsConfig
 from engine_service.games.hearts.rules import HeartsRules
 from engine_service.games.hearts.state import HeartsState, Phase
+from tests.games.positions import random_walk
 
 CONFIGS = [
     HeartsConfig(),
@@ -70,7 +71,7 @@ def test_h_r4_legal_actions_and_check_agree_in_random_games(
     config: HeartsConfig, seed: int
 ) -> None:
     rules = HeartsRules(config)
-    for state, seat in random_game(rules, seed):
+    for state, seat, _ in random_walk(rules, seed):
         if seat is not None and state.phase is Phase.PLAYING:
             assert_agree(rules, state, seat)
 

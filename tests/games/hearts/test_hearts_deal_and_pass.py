@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from hearts_positions import mask, position, random_game
+from hearts_positions import mask, position
 
 from engine_service.core.cards import FULL_DECK_MASK, Card, cards_in
 from engine_service.games.hearts.actions import PassCards, PlayCard
 from engine_service.games.hearts.config import HeartsConfig
 from engine_service.games.hearts.rules import TWO_OF_CLUBS, HeartsRules
 from engine_service.games.hearts.state import HeartsState, PassDirection, Phase
+from tests.games.positions import random_walk
 
 RULES = HeartsRules()
 
@@ -157,7 +158,7 @@ def test_h_r2_cards_go_left_right_across(
 def test_h_r2_pass_cycle_repeats_with_a_keep_hand_every_fourth() -> None:
     rules = HeartsRules(HeartsConfig(target=10_000))
     seen: dict[int, tuple[Phase, PassDirection]] = {}
-    for state, _seat in random_game(rules, seed=21, max_actions=5_000):
+    for state, _seat, _action in random_walk(rules, seed=21, max_actions=5_000):
         if state.hand_number > 8:
             break
         seen.setdefault(state.hand_number, (state.phase, state.pass_direction))
@@ -174,7 +175,7 @@ def test_h_r2_pass_cycle_repeats_with_a_keep_hand_every_fourth() -> None:
 
 def test_h_r2_keep_hand_starts_with_play_and_no_pass() -> None:
     rules = HeartsRules(HeartsConfig(target=10_000))
-    state = next(s for s, _ in random_game(rules, seed=4) if s.hand_number == 3)
+    state = next(s for s, _, _ in random_walk(rules, seed=4) if s.hand_number == 3)
     assert state.phase is Phase.PLAYING
     assert RULES.current_seats(state) == (state.opener,)
     assert reason(state, 0, lowest_three(state, 0)) == ("NOT_PASSING_NOW", "H-R2")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hearts_positions import end_hand, mask, play, position, random_game
+from hearts_positions import end_hand, mask, play, position
 
 from engine_service.core.cards import Card, cards_in
 from engine_service.core.protocol import option_specs
@@ -18,6 +18,7 @@ from engine_service.games.hearts.config import (
 from engine_service.games.hearts.rules import HeartsRules
 from engine_service.games.hearts.scoring import score_hand, trick_points
 from engine_service.games.hearts.state import HeartsState, Phase
+from tests.games.positions import random_walk
 
 SPECIAL = HeartsRules()
 CLASSIC = HeartsRules(HeartsConfig(variant=Variant.CLASSIC))
@@ -63,7 +64,7 @@ def test_h_r10_hand_points_are_added_to_the_totals() -> None:
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_h_r10_every_hand_holds_26_points(seed: int) -> None:
-    *_, (final, _seat) = random_game(SPECIAL, seed)
+    *_, (final, _seat, _) = random_walk(SPECIAL, seed)
     assert final.phase is Phase.GAME_OVER
     assert final.hand_scores
     for scores in final.hand_scores:

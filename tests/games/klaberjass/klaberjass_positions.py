@@ -8,24 +8,14 @@ trick. Cards named nowhere are taken to be in the stock.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
-from engine_service.core.cards import Card, Suit, cards_in, format_cards, mask_of
-from engine_service.games.klaberjass.actions import KlaberjassAction, PlayCard, parse_action
+from engine_service.core.cards import Card, Suit
+from engine_service.games.klaberjass.actions import PlayCard, parse_action
 from engine_service.games.klaberjass.cards import PACK_MASK
 from engine_service.games.klaberjass.rules import KlaberjassRules
 from engine_service.games.klaberjass.state import KlaberjassState, Phase, Trick
-
-
-def cards(text: str) -> tuple[Card, ...]:
-    """The cards named in ``text`` (``"JH 9H"``), in that order."""
-    return tuple(map(Card.parse, text.split()))
-
-
-def mask(text: str) -> int:
-    """The bitmask of the cards named in ``text``."""
-    return mask_of(map(Card.parse, text.split()))
+from tests.games.positions import cards, mask, show
 
 
 def suit(letter: str) -> Suit:
@@ -61,7 +51,7 @@ def position(
         played_masks[seat] |= card.bit
     seen = 0
     for part in [*masks, *played_masks, mask(turn_up)]:
-        assert not seen & part, f"{format_cards(cards_in(seen & part))} written twice"
+        assert not seen & part, f"{show(seen & part)} written twice"
         seen |= part
     return KlaberjassState(
         seed=0,
@@ -104,25 +94,3 @@ def act(rules: KlaberjassRules, state: KlaberjassState, *texts: str) -> Klaberja
     for text in texts:
         state = rules.apply(state, state.turn, parse_action(text))
     return state
-
-
-def random_game(
-    rules: KlaberjassRules, seed: int, max_actions: int = 100_000
-) -> Iterator[tuple[KlaberjassState, int | None, KlaberjassAction | None]]:
-    """Walk a game with seeded random legal actions.
-
-    Yields each state with the seat about to act and the action it takes, and last the finished
-    game with ``None`` twice.
-    """
-    rng = random.Random(seed)
-    state = rules.new_game(seed)
-    for _ in range(max_actions):
-        seats = rules.current_seats(state)
-        if not seats:
-            yield state, None, None
-            return
-        seat = seats[0]
-        action = rng.choice(rules.legal_actions(state, seat))
-        yield state, seat, action
-        state = rules.apply(state, seat, action)
-    raise AssertionError("the game did not end")

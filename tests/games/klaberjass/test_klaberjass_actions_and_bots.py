@@ -1,9 +1,7 @@
-"""Action text forms, the docstring examples, and the bots playing whole games (K-R5 .. K-R21)."""
+"""Action text forms and the bots playing whole games (K-R5 .. K-R21)."""
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import random
 
 import pytest
@@ -11,20 +9,6 @@ import pytest
 from engine_service.games import REGISTRY
 from engine_service.games.klaberjass.actions import parse_action
 from engine_service.games.klaberjass.rules import KlaberjassRules
-
-MODULES_WITH_EXAMPLES = [
-    "engine_service.games.klaberjass.actions",
-    "engine_service.games.klaberjass.cards",
-    "engine_service.games.klaberjass.scoring",
-    "engine_service.games.klaberjass.sequences",
-]
-
-
-@pytest.mark.parametrize("name", MODULES_WITH_EXAMPLES)
-def test_doctests(name: str) -> None:
-    result = doctest.testmod(importlib.import_module(name))
-    assert result.failed == 0 and result.attempted > 0
-
 
 TEXTS = "trump H|pass|dix swap|dix keep|play KH|play QS no-bella|play KS no-bella no-sequences"
 MALFORMED = "trump|trump X|trump CD|dix|dix maybe|play|play KH KH|play KH no-bella no-bella|bid H"

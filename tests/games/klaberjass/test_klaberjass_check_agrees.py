@@ -11,7 +11,6 @@ import itertools
 import random
 
 import pytest
-from klaberjass_positions import random_game
 
 from engine_service.core.cards import Suit
 from engine_service.games.klaberjass.actions import (
@@ -25,6 +24,7 @@ from engine_service.games.klaberjass.cards import PACK, PACK_MASK
 from engine_service.games.klaberjass.config import EqualTotals, KlaberjassConfig, SecondDealOrder
 from engine_service.games.klaberjass.rules import KlaberjassRules
 from engine_service.games.klaberjass.state import KlaberjassState, Phase
+from tests.games.positions import random_walk
 
 CONFIGS = [
     KlaberjassConfig(),
@@ -78,7 +78,7 @@ def test_k_r5_to_k_r19_legal_actions_and_check_agree_in_random_games(
     config: KlaberjassConfig, seed: int
 ) -> None:
     rules = KlaberjassRules(config)
-    for index, (state, _, _) in enumerate(random_game(rules, seed)):
+    for index, (state, _, _) in enumerate(random_walk(rules, seed)):
         assert_cards_conserved(state)
         if index % 3 == 0:
             assert_agree(rules, state)
@@ -90,7 +90,7 @@ def test_k_r21_random_games_end_with_a_winner_at_the_target(
     config: KlaberjassConfig, seed: int
 ) -> None:
     rules = KlaberjassRules(config)
-    *_, (final, _, _) = random_game(rules, seed)
+    *_, (final, _, _) = random_walk(rules, seed)
     outcome = rules.outcome(final)
     assert outcome is not None and final.phase is Phase.GAME_OVER
     (winner,) = outcome.winners
@@ -104,13 +104,13 @@ def test_k_r21_random_games_end_with_a_winner_at_the_target(
 @pytest.mark.parametrize("config", CONFIGS, ids=IDS)
 def test_k_r4_a_game_is_defined_by_its_seed_and_actions(config: KlaberjassConfig) -> None:
     rules = KlaberjassRules(config)
-    log = [(seat, action) for _, seat, action in random_game(rules, 9) if seat is not None]
+    log = [(seat, action) for _, seat, action in random_walk(rules, 9) if seat is not None]
     random.seed(12345)  # global randomness must not matter
     state = rules.new_game(9)
     for seat, action in log:
         assert action is not None
         state = rules.apply(state, seat, action)
-    *_, (final, _, _) = random_game(rules, 9)
+    *_, (final, _, _) = random_walk(rules, 9)
     assert state == final
 
 
@@ -139,7 +139,7 @@ def cards_in_view(value: object) -> int:
 @pytest.mark.parametrize("config", CONFIGS, ids=IDS)
 def test_k_r10_views_never_show_the_other_hand_or_the_stock(config: KlaberjassConfig) -> None:
     rules = KlaberjassRules(config)
-    for state, _, _ in random_game(rules, 13):
+    for state, _, _ in random_walk(rules, 13):
         for seat in (0, 1, None):
             view = rules.view(state, seat)
             assert not cards_in_view(view) & hidden(state, seat)

@@ -1,13 +1,16 @@
-"""Pieces shared by every game's text support: the per-game interface and seat names."""
+"""Pieces shared by every game's text support: the per-game interface, seats, suits, tricks."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from types import MappingProxyType
 from typing import Final
 
-from cardengine.v1 import game_pb2
+from cardengine.v1 import cards_pb2, game_pb2
+
+from cardengine_client.cards import card_sort_key, format_card, format_cards
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +36,41 @@ _PLAYER_LABELS: Final = MappingProxyType(
         game_pb2.PLAYER_TYPE_BOT_HEURISTIC: "heuristic bot",
     }
 )
+
+
+SUIT_NAMES: Final = MappingProxyType(
+    {
+        cards_pb2.SUIT_CLUBS: "clubs",
+        cards_pb2.SUIT_DIAMONDS: "diamonds",
+        cards_pb2.SUIT_SPADES: "spades",
+        cards_pb2.SUIT_HEARTS: "hearts",
+    }
+)
+
+
+def suit_name(suit: cards_pb2.Suit.ValueType) -> str:
+    """The lower-case name of a suit; ``"?"`` for one this client does not know."""
+    return SUIT_NAMES.get(suit, "?")
+
+
+def render_hand(cards: Iterable[cards_pb2.Card]) -> str:
+    """The cards grouped by suit, each suit low to high: ``"clubs 2C 9C | hearts AH"``."""
+    ordered = sorted(cards, key=card_sort_key)
+    groups = groupby(ordered, key=lambda card: card.suit)
+    return " | ".join(f"{suit_name(suit)} {format_cards(suited)}" for suit, suited in groups)
+
+
+def trick_text(view: game_pb2.GameView, leader: int, cards: Iterable[cards_pb2.Card]) -> str:
+    """Each played card with its seat, in play order: ``"seat 2 KD, you 4D"``.
+
+    Seats follow the leader clockwise; a trick with no card yet says who is to lead.
+    """
+    seat_count = len(view.seats)
+    plays = [
+        f"{seat_name(view, (leader + k) % seat_count)} {format_card(card)}"
+        for k, card in enumerate(cards)
+    ]
+    return ", ".join(plays) or f"{seat_name(view, leader)} to lead"
 
 
 def seat_name(view: game_pb2.GameView, seat: int) -> str:

@@ -9,15 +9,20 @@ service will refuse and see which rule forbids it.
 
 from __future__ import annotations
 
-from itertools import groupby
 from types import MappingProxyType
 from typing import Final
 
-from cardengine.v1 import cards_pb2, game_pb2, hearts_pb2
+from cardengine.v1 import game_pb2, hearts_pb2
 
 from cardengine_client.actions import hearts_pass, hearts_play
 from cardengine_client.cards import card_sort_key, format_card, format_cards
-from cardengine_client.text.common import GameText, score_table, seat_name
+from cardengine_client.text.common import (
+    GameText,
+    render_hand,
+    score_table,
+    seat_name,
+    trick_text,
+)
 
 _PHASES: Final = MappingProxyType(
     {hearts_pb2.HeartsView.PHASE_PASSING: "passing", hearts_pb2.HeartsView.PHASE_PLAYING: "playing"}
@@ -32,33 +37,10 @@ _PASS_STEPS: Final = MappingProxyType(
     }
 )
 
-_SUIT_NAMES: Final = MappingProxyType(
-    {
-        cards_pb2.SUIT_CLUBS: "clubs",
-        cards_pb2.SUIT_DIAMONDS: "diamonds",
-        cards_pb2.SUIT_SPADES: "spades",
-        cards_pb2.SUIT_HEARTS: "hearts",
-    }
-)
-
-
-def render_hand(cards: list[cards_pb2.Card]) -> str:
-    """The cards grouped by suit, each suit low to high: ``"clubs 2C 9C | hearts AH"``."""
-    ordered = sorted(cards, key=card_sort_key)
-    groups = groupby(ordered, key=lambda card: card.suit)
-    return " | ".join(
-        f"{_SUIT_NAMES.get(suit, '?')} {format_cards(suited)}" for suit, suited in groups
-    )
-
 
 def render_trick(view: game_pb2.GameView, trick: hearts_pb2.HeartsTrick) -> str:
     """Each played card with its seat, in play order: ``"seat 2 KD, you 4D"``."""
-    seat_count = len(view.seats)
-    plays = [
-        f"{seat_name(view, (trick.leader + k) % seat_count)} {format_card(card)}"
-        for k, card in enumerate(trick.cards)
-    ]
-    return ", ".join(plays) or f"{seat_name(view, trick.leader)} to lead"
+    return trick_text(view, trick.leader, trick.cards)
 
 
 def _pass_line(view: game_pb2.GameView) -> str:

@@ -23,8 +23,14 @@ from cardengine_client.actions import (
     parse_suit,
 )
 from cardengine_client.cards import format_card, format_cards
-from cardengine_client.text.common import GameText, score_table, seat_name
-from cardengine_client.text.hearts import render_hand
+from cardengine_client.text.common import (
+    GameText,
+    render_hand,
+    score_table,
+    seat_name,
+    suit_name,
+    trick_text,
+)
 
 View = klaberjass_pb2.KlaberjassView
 
@@ -38,30 +44,12 @@ _PHASES: Final = MappingProxyType(
     }
 )
 
-SUIT_NAMES: Final = MappingProxyType(
-    {
-        cards_pb2.SUIT_CLUBS: "clubs",
-        cards_pb2.SUIT_DIAMONDS: "diamonds",
-        cards_pb2.SUIT_SPADES: "spades",
-        cards_pb2.SUIT_HEARTS: "hearts",
-    }
-)
-
 _FLAGS: Final = ("no-bella", "no-sequences")
-
-
-def suit_name(suit: cards_pb2.Suit.ValueType) -> str:
-    """The lower-case name of a suit; ``"?"`` for one this client does not know."""
-    return SUIT_NAMES.get(suit, "?")
 
 
 def render_trick(view: game_pb2.GameView, trick: klaberjass_pb2.KlaberjassTrick) -> str:
     """Each card with its seat, in play order, and the winner once both are down."""
-    plays = [
-        f"{seat_name(view, (trick.leader + k) % 2)} {format_card(card)}"
-        for k, card in enumerate(trick.cards)
-    ]
-    text = ", ".join(plays) or f"{seat_name(view, trick.leader)} to lead"
+    text = trick_text(view, trick.leader, trick.cards)
     if trick.HasField("winner"):
         text += f" -> won by {seat_name(view, trick.winner)}"
     return text
