@@ -10,7 +10,8 @@ rng)``.
 The script prints the heuristic team's deal win rate per seating and in total, the
 heuristic bot's CPU milliseconds per decision (its ``choose`` call alone, this thread only,
 so that other processes on a busy machine do not count), and deals per second for the whole
-loop (rules, views and both bots), per wall-clock and per CPU second.
+loop (rules, views and both bots), per wall-clock and per CPU second. Last, random full deals
+per CPU second of the rules alone (four random bots, ``--random-deals`` seeded first deals).
 
 ``--whole-matches`` plays each seed's whole match instead and counts every deal: later deals
 are played at other levels, with tribute and returns, but tribute favours the previous
@@ -114,6 +115,23 @@ def play_deals(
                 return
 
 
+def random_deal_rate(rules: GuandanRules, deals: int) -> tuple[float, float]:
+    """Deals per CPU second and µs per action of first deals played by four random bots."""
+    random_bot = REGISTRY["guandan"].bots["random"]
+    actions = 0
+    started = time.process_time()
+    for seed in range(deals):
+        rng = random.Random(seed)
+        state = rules.new_game(seed)
+        while state.deal_number == 0 and rules.outcome(state) is None:
+            seat = rules.current_seats(state)[0]
+            legal = rules.legal_actions(state, seat)
+            state = rules.apply(state, seat, random_bot.choose(None, legal, rng))
+            actions += 1
+    elapsed = time.process_time() - started
+    return deals / elapsed, elapsed / actions * 1e6
+
+
 def main() -> None:
     """Play the seeded deals in both seatings and print one table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -123,6 +141,7 @@ def main() -> None:
     )
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--against", choices=("random", "cheapest"), default="random")
+    parser.add_argument("--random-deals", type=int, default=300, help="deals for the rules rate")
     args = parser.parse_args()
     spec = REGISTRY["guandan"]
     rules = spec.make_rules(spec.config_type())
@@ -162,6 +181,11 @@ def main() -> None:
     print(
         f"deals/s, whole loop with rules, views and both teams: {total.deals / elapsed:.1f} "
         f"per wall second, {total.deals / elapsed_cpu:.1f} per CPU second"
+    )
+    rate, per_action = random_deal_rate(rules, args.random_deals)
+    print(
+        f"random full deals, rules alone, one core: {rate:.1f} per CPU second "
+        f"({per_action:.1f} µs per action, {args.random_deals} deals)"
     )
 
 
