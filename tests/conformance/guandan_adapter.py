@@ -187,11 +187,11 @@ class GuandanAdapter:
 
     # ace_attempts 0..3 with either consequence covers G-R27 without endless matches at A.
     int_ranges: Mapping[str, tuple[int, int]] = {"ace_attempts": (0, 3)}
-    # A match lasts several deals of ~100 actions (about 1 s of checks each on one core), and
-    # no option shortens it, so there are few "full-length" games (the defaults) besides the
-    # random rule sets: with the five view-walk games the Guandan part takes ~20 s of CPU,
-    # 60-90 s on this shared 2-core machine.
-    random_games = 8
+    # A random match lasts about nine deals of ~130 actions (~0.13 s of checks per deal on one
+    # core), and no option shortens it, so there are few "full-length" games (the defaults)
+    # besides the random rule sets: 24 matches are about 220 deals and 29,000 checked actions,
+    # ~30 s of CPU. CONFORMANCE_GAMES plays more for a longer run.
+    random_games = 24
     full_length_games = 4
 
     def deck(self) -> Counter[Hashable]:
