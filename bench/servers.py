@@ -80,7 +80,11 @@ def _processes(commands: list[list[str]], address: str) -> Iterator[str]:
 def engine_servers(
     redis_url: str, workers: int, processes: int = 1
 ) -> contextlib.AbstractContextManager[str]:
-    """``processes`` engine servers on one loopback address; yields the address."""
+    """``processes`` engine servers on one loopback address; yields the address.
+
+    Without the metrics exporter and its interceptor: the floor server has neither, and
+    several processes on one host could not all bind the default metrics port.
+    """
     address = f"127.0.0.1:{free_port()}"
     command = [
         sys.executable,
@@ -90,6 +94,7 @@ def engine_servers(
         f"--redis-url={redis_url}",
         f"--workers={workers}",
         "--no-reflection",
+        "--metrics-port=0",
     ]
     return _processes([command] * processes, address)
 

@@ -129,13 +129,22 @@ def _record(method: str, request: Any, reply: Any, context: grpc.ServicerContext
 
 
 if TYPE_CHECKING:  # generic only in the type stubs
+    _Handler = grpc.RpcMethodHandler[Any, Any]
     _ServerInterceptor = grpc.ServerInterceptor[Any, Any]
 else:
+    _Handler = grpc.RpcMethodHandler
     _ServerInterceptor = grpc.ServerInterceptor
 
 
 class MetricsInterceptor(_ServerInterceptor):
-    """Times every unary EngineService call and counts its outcome; other services pass."""
+    """Times every unary EngineService call and counts its outcome; other services pass.
+
+    The timed handler of each method is built once and reused, since gRPC asks for a
+    handler on every call.
+    """
+
+    def __init__(self) -> None:
+        self._timed: dict[str, tuple[_Handler, _Handler]] = {}
 
     def intercept_service(
         self,
@@ -144,27 +153,40 @@ class MetricsInterceptor(_ServerInterceptor):
     ) -> grpc.RpcMethodHandler[Any, Any] | None:
         """Wrap the EngineService handler of this call, if it is one."""
         handler = continuation(handler_call_details)
+        cached = self._timed.get(handler_call_details.method)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
         service, _, method = handler_call_details.method.rpartition("/")
         if handler is None or service != f"/{SERVICE_NAME}" or handler.unary_unary is None:
             return handler
-        behaviour = handler.unary_unary
-        latency = RPC_DURATION.labels(method)
+        timed = _timed(method, handler.unary_unary, handler)
+        self._timed[handler_call_details.method] = (handler, timed)
+        return timed
 
-        def observed(request: Any, context: grpc.ServicerContext) -> Any:
-            started = time.perf_counter()
-            reply = None
-            try:
-                reply = behaviour(request, context)
-                return reply
-            finally:
-                latency.observe(time.perf_counter() - started)
-                _record(method, request, reply, context)
 
-        return grpc.unary_unary_rpc_method_handler(
-            observed,
-            request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
-        )
+def _timed(
+    method: str,
+    behaviour: Callable[[Any, grpc.ServicerContext], Any],
+    handler: grpc.RpcMethodHandler[Any, Any],
+) -> _Handler:
+    """``handler`` (whose unary behaviour is ``behaviour``) with its calls timed and counted."""
+    latency = RPC_DURATION.labels(method)
+
+    def observed(request: Any, context: grpc.ServicerContext) -> Any:
+        started = time.perf_counter()
+        reply = None
+        try:
+            reply = behaviour(request, context)
+            return reply
+        finally:
+            latency.observe(time.perf_counter() - started)
+            _record(method, request, reply, context)
+
+    return grpc.unary_unary_rpc_method_handler(
+        observed,
+        request_deserializer=handler.request_deserializer,
+        response_serializer=handler.response_serializer,
+    )
 
 
 @contextlib.contextmanager
