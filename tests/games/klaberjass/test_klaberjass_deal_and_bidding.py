@@ -134,6 +134,7 @@ def test_k_r7_both_pass_twice_throws_the_hand_in_and_the_deal_passes() -> None:
 
 
 def test_k_r8_no_schmeiss_bidding_is_take_or_pass_only() -> None:
+    """K-R8: no schmeiss option, and the only bids are taking trump and passing."""
     names = {field.name for field in dataclasses.fields(KlaberjassConfig)}
     assert "allow_schmeiss" not in names
     state = RULES.new_game(2)
