@@ -6,7 +6,6 @@ this module handles the envelope every game shares.
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any, Final
 
@@ -92,16 +91,6 @@ def encode_game_type(spec: GameSpec[Any, Any, Any, Any]) -> engine_service_pb2.G
     )
 
 
-@functools.lru_cache(maxsize=4096)
-def _encoded_action(game: str, action: Any) -> game_pb2.Action:
-    """An action's proto, built once: views list the same few actions over and over.
-
-    Shared between views, so it is only ever copied (into ``GameView.legal_actions``).
-    Actions are immutable values, hashable by design.
-    """
-    return CODECS[game].encode_action(action)
-
-
 def encode_view(seat_view: SeatView) -> game_pb2.GameView:
     """The reply form of a seat's view, legal actions included."""
     codec = CODECS[seat_view.game_type]
@@ -112,7 +101,6 @@ def encode_view(seat_view: SeatView) -> game_pb2.GameView:
         version=seat_view.version,
         status=game_pb2.GAME_STATUS_FINISHED if over else game_pb2.GAME_STATUS_IN_PROGRESS,
         to_act=seat_view.to_act,
-        legal_actions=[_encoded_action(seat_view.game_type, a) for a in seat_view.legal],
         seats=[PLAYER_TYPES[kind] for kind in seat_view.seats],
     )
     if seat_view.viewer is not None:
@@ -124,6 +112,7 @@ def encode_view(seat_view: SeatView) -> game_pb2.GameView:
                 winners=outcome.winners, scores=outcome.scores, summary=outcome.summary
             )
         )
+    codec.encode_legal(seat_view.legal, message)
     codec.encode_view(seat_view.view, seat_view.config, message)
     return message
 

@@ -7,10 +7,10 @@ the snapshot keeps card kinds and seats one byte each.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Final
 
-from cardengine.internal.v1 import snapshot_pb2
+from cardengine.internal.v1 import guandan_state_pb2, snapshot_pb2
 from cardengine.v1 import cards_pb2, game_pb2, guandan_pb2
 
 from engine_service.codec.cards import (
@@ -20,6 +20,7 @@ from engine_service.codec.cards import (
     encode_kind,
     encode_kinds,
 )
+from engine_service.codec.listing import list_actions
 from engine_service.codec.options import decode_options, encode_options
 from engine_service.core.errors import MalformedRequest
 from engine_service.games.guandan.actions import GuandanAction, PassTurn, PlayCards, ReturnCard
@@ -131,6 +132,14 @@ class GuandanCodec:
             inner = guandan_pb2.GuandanAction(pass_turn=guandan_pb2.GuandanPassTurn())
         return game_pb2.Action(guandan=inner)
 
+    def encode_legal(self, legal: Sequence[GuandanAction], out: game_pb2.GameView) -> None:
+        """Every legal action, one by one."""
+        list_actions(self.encode_action, legal, out)
+
+    def encode_event(self, fact: object) -> game_pb2.GameEvent:
+        """The proto of a Guandan event."""
+        raise NotImplementedError(f"no guandan event {fact!r} yet")
+
     def encode_view(self, view: GuandanView, config: GuandanConfig, out: game_pb2.GameView) -> None:
         """Copy a seat's Guandan view into ``out.guandan``."""
         target = out.guandan
@@ -166,7 +175,7 @@ class GuandanCodec:
         target.turn = state.turn
         if state.top is not None:
             target.top.CopyFrom(
-                snapshot_pb2.GuandanStoredPlay(
+                guandan_state_pb2.GuandanStoredPlay(
                     seat=state.top.seat,
                     cards=bytes(state.top.cards),
                     reading=encode_reading(state.top.reading),

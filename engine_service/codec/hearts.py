@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from cardengine.internal.v1 import snapshot_pb2
 from cardengine.v1 import game_pb2, hearts_pb2
 
 from engine_service.codec.cards import decode_card, decode_distinct_cards, encode_cards
+from engine_service.codec.listing import list_actions
 from engine_service.codec.options import decode_options, encode_options
 from engine_service.core.cards import CARDS, mask_of
 from engine_service.core.errors import MalformedRequest
@@ -55,6 +58,14 @@ class HeartsCodec:
                 pass_cards=hearts_pb2.HeartsPassCards(cards=encode_cards(action.cards))
             )
         return game_pb2.Action(hearts=inner)
+
+    def encode_legal(self, legal: Sequence[HeartsAction], out: game_pb2.GameView) -> None:
+        """Every legal action, one by one."""
+        list_actions(self.encode_action, legal, out)
+
+    def encode_event(self, fact: object) -> game_pb2.GameEvent:
+        """The proto of a Hearts event."""
+        raise NotImplementedError(f"no hearts event {fact!r} yet")
 
     def encode_view(self, view: HeartsView, config: HeartsConfig, out: game_pb2.GameView) -> None:
         """Copy a seat's Hearts view into ``out.hearts``."""

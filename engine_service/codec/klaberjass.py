@@ -10,6 +10,7 @@ from cardengine.v1 import cards_pb2, game_pb2, klaberjass_pb2
 from google.protobuf.message import Message
 
 from engine_service.codec.cards import decode_card, encode_card, encode_cards
+from engine_service.codec.listing import list_actions
 from engine_service.codec.options import decode_options, encode_options
 from engine_service.core.cards import CARDS, Card, Suit
 from engine_service.core.errors import MalformedRequest
@@ -177,6 +178,14 @@ class KlaberjassCodec:
                 play.declare_sequences = False
             inner = klaberjass_pb2.KlaberjassAction(play_card=play)
         return game_pb2.Action(klaberjass=inner)
+
+    def encode_legal(self, legal: Sequence[KlaberjassAction], out: game_pb2.GameView) -> None:
+        """Every legal action, one by one."""
+        list_actions(self.encode_action, legal, out)
+
+    def encode_event(self, fact: object) -> game_pb2.GameEvent:
+        """The proto of a Klaberjass event."""
+        raise NotImplementedError(f"no klaberjass event {fact!r} yet")
 
     def encode_view(
         self, view: KlaberjassView, config: KlaberjassConfig, out: game_pb2.GameView

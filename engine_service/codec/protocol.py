@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from cardengine.internal.v1 import snapshot_pb2
@@ -22,6 +23,12 @@ class GameCodec(Protocol):
 
     def encode_action(self, action: Any) -> game_pb2.Action:
         """The proto of a domain action."""
+
+    def encode_legal(self, legal: Sequence[Any], out: game_pb2.GameView) -> None:
+        """Fill ``out.legal_actions`` (and ``out.legal_choices``) from the legal actions."""
+
+    def encode_event(self, fact: Any) -> game_pb2.GameEvent:
+        """The proto of one of the game's event values."""
 
     def encode_view(self, view: Any, config: Any, out: game_pb2.GameView) -> None:
         """Fill the game's part of ``out`` from a domain view."""

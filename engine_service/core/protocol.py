@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from engine_service.core.errors import RuleViolation
+from engine_service.core.events import Event
 
 StateT = TypeVar("StateT")
 ActionT = TypeVar("ActionT")
@@ -60,6 +61,15 @@ class Rules(Protocol[StateT, ActionT, ViewT_co]):
 
     def apply(self, state: StateT, seat: int, action: ActionT) -> StateT:
         """The state after ``action``; raises :class:`IllegalAction` when ``check`` objects."""
+
+    def events(
+        self, before: StateT, seat: int, action: ActionT, after: StateT
+    ) -> tuple[Event, ...]:
+        """What ``seat``'s ``action`` made happen on the way from ``before`` to ``after``.
+
+        ``after`` is ``apply(before, seat, action)``; the events are told in the order they
+        happened, each public or private to one seat (:class:`Event`).
+        """
 
     def view(self, state: StateT, seat: int | None) -> ViewT_co:
         """What ``seat`` may see (``None``: a spectator), built by copying in allowed facts."""

@@ -61,6 +61,13 @@ class GameAdapter(Protocol):
     def visible_cards(self, view: Any) -> frozenset[CardId]:
         """Every card appearing anywhere in a view."""
 
+    def event_cards(self, fact: Any, before: Any, after: Any) -> frozenset[CardId]:
+        """Every card an event value names, as cards of the deal they belong to.
+
+        ``before`` and ``after`` are the states around the action that produced the event (an
+        event may tell of the deal that ``after`` has just replaced).
+        """
+
     def sample_illegal(self, rules: Any, state: Any, rng: random.Random) -> tuple[int, Any]:
         """A ``(seat, action)`` that the rules must refuse in ``state``."""
 

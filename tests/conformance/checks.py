@@ -17,10 +17,11 @@ import pytest
 from engine_service.codec.record import decode_record, encode_record
 from engine_service.codec.registry import CODECS
 from engine_service.core.errors import IllegalAction, RuleViolation
+from engine_service.core.events import Event, visible
 from engine_service.core.protocol import Bot, GameSpec, Rules
 from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
 from engine_service.games import REGISTRY
-from tests.conformance.adapter import GameAdapter
+from tests.conformance.adapter import CardId, GameAdapter
 from tests.conformance.game_adapters import ADAPTERS
 
 RULE_ID = re.compile(r"[A-Z]+-R\d+")
@@ -111,6 +112,30 @@ def check_no_leaks(rules: Rules[Any, Any, Any], adapter: GameAdapter, state: Any
     return views
 
 
+def check_event_leaks(
+    rules: Rules[Any, Any, Any],
+    adapter: GameAdapter,
+    events: Sequence[Event],
+    before: Any,
+    after: Any,
+) -> None:
+    """No seat, and not a spectator, is told of a card it may not know after the action."""
+    for viewer in (*range(rules.seats), None):
+        told: frozenset[CardId] = frozenset()
+        for event in visible(events, viewer):
+            told |= adapter.event_cards(event.fact, before, after)
+        leaked = told & adapter.hidden_cards(after, viewer)
+        assert not leaked, f"events for seat {viewer} show {sorted(map(str, leaked))}: {events}"
+
+
+def check_events_encode(spec: GameSpec[Any, Any, Any, Any], events: Sequence[Event]) -> None:
+    """Every event has a message of its game (the codec knows every event value)."""
+    codec = CODECS[spec.name]
+    for event in events:
+        message = codec.encode_event(event.fact)
+        assert message.WhichOneof("game") == spec.name, f"{event.fact} encodes as {message}"
+
+
 def check_codec_round_trip(
     spec: GameSpec[Any, Any, Any, Any], config: Any, seed: int, state: Any, action: Any
 ) -> None:
@@ -172,6 +197,8 @@ class CheckedGame:
     state: Any = field(init=False)
     views: Views = field(init=False)
     log: list[tuple[int, Any]] = field(default_factory=list)
+    events: list[tuple[Event, ...]] = field(default_factory=list)
+    """The events of each applied action, in step with ``log``."""
 
     def __post_init__(self) -> None:
         self.rules = self.spec.make_rules(self.config)
@@ -195,6 +222,10 @@ class CheckedGame:
     def apply(self, seat: int, action: Any) -> None:
         """Make one legal move and check the state it leads to."""
         after = self.rules.apply(self.state, seat, action)
+        events = self.rules.events(self.state, seat, action, after)
+        check_event_leaks(self.rules, self.adapter, events, self.state, after)
+        check_events_encode(self.spec, events)
+        self.events.append(events)
         self.log.append((seat, action))
         self.adapter.check_transition(self.config, self.state, action, after)
         check_codec_round_trip(self.spec, self.config, self.seed, after, action)

@@ -230,6 +230,10 @@ class GuandanAdapter:
                 shown[kind] += 1
         return _numbered(view.deal_number, tuple(shown), downward=False)
 
+    def event_cards(self, fact: object, before: object, after: object) -> frozenset[CardId]:
+        """The cards an event names (no events yet)."""
+        return frozenset()
+
     def sample_illegal(
         self, rules: GuandanRules, state: GuandanState, rng: random.Random
     ) -> tuple[int, GuandanAction]:

@@ -112,6 +112,10 @@ class HeartsAdapter:
                 visible |= _dealt(deal, trick.cards)
         return visible
 
+    def event_cards(self, fact: object, before: object, after: object) -> frozenset[CardId]:
+        """The cards an event names (no events yet)."""
+        return frozenset()
+
     def sample_illegal(
         self,
         rules: HeartsRules,

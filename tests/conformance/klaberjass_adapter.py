@@ -214,6 +214,10 @@ class KlaberjassAdapter:
             cards.append(view.last_trick.cards)
         return _dealt(view.deal_number, tuple(chain(*cards)))
 
+    def event_cards(self, fact: object, before: object, after: object) -> frozenset[CardId]:
+        """The cards an event names (no events yet)."""
+        return frozenset()
+
     def sample_illegal(
         self, rules: KlaberjassRules, state: KlaberjassState, rng: random.Random
     ) -> tuple[int, KlaberjassAction]:

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Final
 
 from engine_service.core.errors import RuleViolation, refuse, violation
+from engine_service.core.events import Event
 from engine_service.core.protocol import Outcome
 from engine_service.games.guandan.actions import GuandanAction, PassTurn, PlayCards, ReturnCard
 from engine_service.games.guandan.cards import Hand, format_kinds, hand_of
@@ -277,6 +278,12 @@ class GuandanRules:
         return limited and demote and failures >= self.config.ace_attempts
 
     # -- results -----------------------------------------------------------------------------
+
+    def events(
+        self, before: GuandanState, seat: int, action: GuandanAction, after: GuandanState
+    ) -> tuple[Event, ...]:
+        """What the action made happen (to be told in full)."""
+        return ()
 
     def view(self, state: GuandanState, seat: int | None) -> GuandanView:
         """What ``seat`` may see; ``None`` is a spectator."""

@@ -21,6 +21,7 @@ from engine_service.core.cards import (
     mask_of,
 )
 from engine_service.core.errors import RuleViolation, refuse, violation
+from engine_service.core.events import Event
 from engine_service.core.protocol import Outcome
 from engine_service.games.hearts.actions import HeartsAction, PassCards, PassChoices, plays_of
 from engine_service.games.hearts.config import AllHeartsLead, FirstTrickBan, HeartsConfig
@@ -307,6 +308,12 @@ class HeartsRules:
         )
 
     # -- results -----------------------------------------------------------------------------
+
+    def events(
+        self, before: HeartsState, seat: int, action: HeartsAction, after: HeartsState
+    ) -> tuple[Event, ...]:
+        """What the action made happen (to be told in full)."""
+        return ()
 
     def view(self, state: HeartsState, seat: int | None) -> HeartsView:
         """What ``seat`` may see; ``None`` is a spectator."""

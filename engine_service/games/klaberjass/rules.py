@@ -13,6 +13,7 @@ from typing import Final, TypeVar
 
 from engine_service.core.cards import KING, QUEEN, Card, Suit, cards_in, mask_of
 from engine_service.core.errors import RuleViolation, refuse, violation
+from engine_service.core.events import Event
 from engine_service.core.protocol import Outcome
 from engine_service.games.klaberjass.actions import (
     Dix,
@@ -454,6 +455,12 @@ class KlaberjassRules:
         return replace(state, phase=Phase.GAME_OVER, totals=totals, deals=deals, winners=winners)
 
     # -- results -----------------------------------------------------------------------------
+
+    def events(
+        self, before: KlaberjassState, seat: int, action: KlaberjassAction, after: KlaberjassState
+    ) -> tuple[Event, ...]:
+        """What the action made happen (to be told in full)."""
+        return ()
 
     def view(self, state: KlaberjassState, seat: int | None) -> KlaberjassView:
         """What ``seat`` may see; ``None`` is a spectator."""
