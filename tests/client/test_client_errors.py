@@ -7,6 +7,7 @@ import pytest
 from cardengine.v1 import cards_pb2, game_pb2
 from cardengine_client import (
     Aborted,
+    Cancelled,
     EngineError,
     FieldViolation,
     IllegalAction,
@@ -16,7 +17,9 @@ from cardengine_client import (
     PermissionDenied,
     Unauthenticated,
     Unavailable,
+    VersionExpired,
     Violation,
+    WatcherTooSlow,
     card_sort_key,
     format_card,
     format_cards,
@@ -216,13 +219,37 @@ def test_the_status_message_wins_over_the_given_one():
         (grpc.StatusCode.UNKNOWN, Internal),
         (grpc.StatusCode.UNIMPLEMENTED, Internal),
         (grpc.StatusCode.DATA_LOSS, Internal),
-        (grpc.StatusCode.CANCELLED, Internal),
+        (grpc.StatusCode.CANCELLED, Cancelled),
     ],
 )
 def test_each_status_family_has_its_class(code, cls):
     error = from_status(code, rich_status(code, "x"))
     assert type(error) is cls
     assert error.code is code
+
+
+@pytest.mark.parametrize(
+    ("code", "reason", "cls", "family"),
+    [
+        (grpc.StatusCode.OUT_OF_RANGE, "VERSION_EXPIRED", VersionExpired, InvalidArgument),
+        (grpc.StatusCode.RESOURCE_EXHAUSTED, "WATCHER_TOO_SLOW", WatcherTooSlow, Unavailable),
+    ],
+)
+def test_watch_reasons_get_a_subclass_of_their_family(code, reason, cls, family):
+    info = error_details_pb2.ErrorInfo(reason=reason, domain="cardengine")
+    error = from_status(code, rich_status(code, "x", info))
+    assert type(error) is cls
+    assert isinstance(error, family)
+    assert error.reason == reason
+
+
+def test_a_reason_picks_a_subclass_only_with_its_own_code_and_domain():
+    info = error_details_pb2.ErrorInfo(reason="VERSION_EXPIRED", domain="cardengine")
+    code = grpc.StatusCode.INVALID_ARGUMENT
+    assert type(from_status(code, rich_status(code, "x", info))) is InvalidArgument
+    elsewhere = error_details_pb2.ErrorInfo(reason="WATCHER_TOO_SLOW", domain="proxy.example")
+    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert type(from_status(code, rich_status(code, "x", elsewhere))) is Unavailable
 
 
 # -- from_rpc_error on call-shaped errors ----------------------------------------------------

@@ -11,17 +11,28 @@ False
 >>> play = guandan_play(["8C", "8D", "8S", "5H", "5H"], "full_house:8:5").guandan.play
 >>> play.reading.shape == guandan_pb2.GuandanReading.SHAPE_FULL_HOUSE, format_reading(play.reading)
 (True, 'full_house:8:5')
+
+A ``CardChoice`` of a view (the Hearts pass: any three of the hand) becomes an action with
+:func:`choose_cards`:
+
+>>> from cardengine_client.cards import format_cards, parse_cards
+>>> offered = parse_cards(["2C", "9D", "QS", "AH"])
+>>> choice = game_pb2.CardChoice(action=hearts_pass([]), cards=offered, count=3)
+>>> format_cards(choose_cards(choice, ["AH", "2C", "QS"]).hearts.pass_cards.cards)
+'AH 2C QS'
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from types import MappingProxyType
 from typing import Final
 
 from cardengine.v1 import cards_pb2, game_pb2, guandan_pb2, hearts_pb2, klaberjass_pb2
+from google.protobuf import message as protobuf_message
 
-from cardengine_client.cards import JOKERS, RANKS, SUITS, parse_card
+from cardengine_client.cards import JOKERS, RANKS, SUITS, format_card, parse_card
 
 _SUIT_WORDS = ("CLUBS", "DIAMONDS", "SPADES", "HEARTS")
 _SHAPES: Final = MappingProxyType(
@@ -188,3 +199,62 @@ def guandan_return(card: str | cards_pb2.Card) -> game_pb2.Action:
     """
     chosen = guandan_pb2.GuandanReturnCard(card=_card(card))
     return game_pb2.Action(guandan=guandan_pb2.GuandanAction(return_card=chosen))
+
+
+def _card_list(
+    message: protobuf_message.Message,
+) -> tuple[protobuf_message.Message, str] | None:
+    """The message holding an action's card list and the list's name, following set fields.
+
+    A ``CardChoice`` names no field: its action has one repeated ``Card`` field at the end of
+    its chain of set messages (``Action.hearts.pass_cards.cards``), so any game's choices
+    work without this client knowing them.
+    """
+    for field in message.DESCRIPTOR.fields:
+        if field.is_repeated and field.message_type is cards_pb2.Card.DESCRIPTOR:
+            return message, field.name
+        if (
+            field.message_type is not None
+            and not field.is_repeated
+            and message.HasField(field.name)
+        ):
+            found = _card_list(getattr(message, field.name))
+            if found is not None:
+                return found
+    return None
+
+
+def choose_cards(
+    choice: game_pb2.CardChoice, cards: Iterable[str | cards_pb2.Card], *, strict: bool = True
+) -> game_pb2.Action:
+    """The action of ``choice`` with ``cards`` filled into its card list.
+
+    With ``strict`` (the default) the cards are checked against the choice first, so a
+    program learns of a mistake before a round trip; ``strict=False`` sends any cards and
+    leaves the judgement (and the rule's own reason, e.g. H-R2 WRONG_PASS_SIZE) to the
+    service, as the terminal game does.
+
+    Raises:
+        ValueError: a text names no card; the action has no card list; or, when strict,
+            not exactly ``choice.count`` cards, or a card the choice does not offer (or not
+            that many times).
+    """
+    chosen = [_card(card) for card in cards]
+    if strict:
+        if len(chosen) != choice.count:
+            raise ValueError(f"choose exactly {choice.count} cards, not {len(chosen)}")
+        offered = Counter((card.rank, card.suit) for card in choice.cards)
+        wanted = Counter((card.rank, card.suit) for card in chosen)
+        for card in chosen:
+            if wanted[card.rank, card.suit] > offered[card.rank, card.suit]:
+                raise ValueError(f"{format_card(card)} is not among the cards to choose from")
+    action = game_pb2.Action()
+    action.CopyFrom(choice.action)
+    found = _card_list(action)
+    if found is None:
+        raise ValueError("the choice's action has no list of cards to fill")
+    holder, name = found
+    target = getattr(holder, name)
+    del target[:]
+    target.extend(chosen)
+    return action

@@ -6,20 +6,32 @@ the request was not processed. ABORTED (a stale ``expected_version``) is raised 
 because the right reaction is to reload the view and decide again, which only the caller can
 do. ``submit`` keeps one ``request_id`` across its retries, so a retry whose first attempt did
 reach the service is answered from the service's idempotency record instead of applied twice.
+
+:meth:`EngineClient.watch` follows a game as it is played (the ``WatchGame`` stream). Watching
+changes nothing, so it may be re-opened freely: after a dropped connection, UNAVAILABLE or
+WATCHER_TOO_SLOW it is opened again from the last version received, and the caller sees every
+version once, in order, as if nothing had happened.
 """
 
 from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import MappingProxyType, TracebackType
 from typing import Final, Self, TypeAlias, TypeVar
 
 import grpc
 from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc, game_pb2
 
-from cardengine_client.errors import from_rpc_error
+from cardengine_client.errors import (
+    EngineError,
+    Internal,
+    Unavailable,
+    VersionExpired,
+    WatcherTooSlow,
+    from_rpc_error,
+)
 
 SEAT_TOKEN_KEY: Final = "x-seat-token"
 """The gRPC metadata key that carries a seat's secret token."""
@@ -35,6 +47,12 @@ PLAYER_TYPES: Final = MappingProxyType(
 
 SeatSpec: TypeAlias = "game_pb2.PlayerType.ValueType | str"
 """A seat of :meth:`EngineClient.create_game`: a PlayerType value or a key of PLAYER_TYPES."""
+
+WatchItem: TypeAlias = "engine_service_pb2.GameUpdate | engine_service_pb2.GameEnded"
+"""What a :class:`GameWatch` yields: one update per version, then ``GameEnded`` if it ends."""
+
+LOG_PAGE_SIZE: Final = 200
+"""Entries asked for per page when :meth:`EngineClient.action_log_entries` pages by itself."""
 
 _Request = TypeVar("_Request")
 _Response = TypeVar("_Response")
@@ -174,15 +192,144 @@ class EngineClient:
         return self._call(self._stub.SubmitAction, request, token).view
 
     def action_log(
-        self, game_id: str, seat: int | None = None, token: str | None = None
+        self,
+        game_id: str,
+        seat: int | None = None,
+        token: str | None = None,
+        *,
+        page_size: int = 0,
+        page_token: str = "",
+        from_index: int = 0,
     ) -> engine_service_pb2.GetActionLogResponse:
-        """The game's action log, as ``seat`` (with its token) or as a spectator may see it.
+        """One page of the game's action log, as ``seat`` (with its token) or a spectator sees it.
+
+        With the defaults this is the whole log. ``page_size`` caps the entries (at most 1000);
+        pass the response's ``next_page_token`` as ``page_token`` (with the same other
+        arguments) for the next page, which starts where this one stopped even if the game
+        moved on meanwhile. ``from_index`` starts the first page at that log index.
+        :meth:`action_log_entries` does the paging.
 
         Raises:
+            NotFound, Unauthenticated, PermissionDenied, InvalidArgument (bad page size/token).
+        """
+        request = engine_service_pb2.GetActionLogRequest(
+            game_id=game_id,
+            seat=seat,
+            page_size=page_size,
+            page_token=page_token,
+            from_index=from_index,
+        )
+        return self._call(self._stub.GetActionLog, request, token)
+
+    def action_log_pages(
+        self,
+        game_id: str,
+        seat: int | None = None,
+        token: str | None = None,
+        *,
+        page_size: int = LOG_PAGE_SIZE,
+        from_index: int = 0,
+    ) -> Iterator[engine_service_pb2.GetActionLogResponse]:
+        """Every page of the log from ``from_index``, fetched lazily, each ``page_size`` long.
+
+        Raises:
+            Internal: the service handed back a page token it had already given (paging
+                would never end).
             NotFound, Unauthenticated, PermissionDenied, InvalidArgument.
         """
-        request = engine_service_pb2.GetActionLogRequest(game_id=game_id, seat=seat)
-        return self._call(self._stub.GetActionLog, request, token)
+        token_seen: set[str] = set()
+        page_token = ""
+        while True:
+            page = self.action_log(
+                game_id,
+                seat,
+                token,
+                page_size=page_size,
+                page_token=page_token,
+                from_index=from_index,
+            )
+            yield page
+            page_token = page.next_page_token
+            if not page_token:
+                return
+            if page_token in token_seen:
+                raise Internal(grpc.StatusCode.INTERNAL, "GetActionLog repeated a page token")
+            token_seen.add(page_token)
+
+    def action_log_entries(
+        self,
+        game_id: str,
+        seat: int | None = None,
+        token: str | None = None,
+        *,
+        page_size: int = LOG_PAGE_SIZE,
+        from_index: int = 0,
+    ) -> Iterator[game_pb2.LogEntry]:
+        """Every log entry from ``from_index`` on, in order, paging as it goes.
+
+        Pages keep a long log's replies small; the caller just sees one sequence of entries.
+
+        Raises:
+            Like :meth:`action_log_pages`.
+        """
+        for page in self.action_log_pages(
+            game_id, seat, token, page_size=page_size, from_index=from_index
+        ):
+            yield from page.entries
+
+    def watch(
+        self,
+        game_id: str,
+        seat: int | None = None,
+        token: str | None = None,
+        from_version: int = 0,
+        events_only: bool = False,
+        *,
+        reload_on_expiry: bool = False,
+    ) -> GameWatch:
+        """Follow a game as it is played: an iterator of one update per version, in order.
+
+        ``from_version`` is the last version the caller already knows; 0 starts with an
+        update carrying the current view (no events). The iterator yields ``GameUpdate``
+        messages and, once the game is over, one ``GameEnded``, then stops; heartbeats are
+        consumed. A dropped connection, UNAVAILABLE or WATCHER_TOO_SLOW re-opens the stream
+        from the last version received (up to ``retries`` times in a row, with this client's
+        backoff), so no version is missed or repeated. Close the returned watch (or leave its
+        ``with`` block) to stop early; the stream has no deadline.
+
+        Args:
+            game_id: the game to watch.
+            seat: watch as this seat (with its ``token``); ``None`` for a spectator, who sees
+                public events only.
+            token: the seat's token.
+            from_version: the last version already known; 0 for the current view first.
+            events_only: ask for events without views (for callers keeping their own state).
+            reload_on_expiry: when the service no longer keeps the versions after
+                ``from_version`` (VERSION_EXPIRED), load the view with :meth:`view`, yield it
+                as an update with no events (even with ``events_only``) and continue from
+                its version, instead of raising.
+
+        Raises (while iterating):
+            VersionExpired: ``from_version`` is older than the events kept (unless
+                ``reload_on_expiry``): reload the view and watch from its version.
+            Unavailable: the stream failed more than ``retries`` times in a row.
+            Cancelled: this client's channel was closed under the watch.
+            InvalidArgument, NotFound, Unauthenticated, PermissionDenied.
+        """
+        request = engine_service_pb2.WatchGameRequest(
+            game_id=game_id, seat=seat, from_version=from_version, events_only=events_only
+        )
+        return GameWatch(self, request, token, reload_on_expiry=reload_on_expiry)
+
+    def _open_watch(
+        self, request: engine_service_pb2.WatchGameRequest, token: str | None
+    ) -> grpc.CallIterator[engine_service_pb2.WatchGameResponse]:
+        """Start one WatchGame call (no deadline: a game lasts as long as its players)."""
+        return self._stub.WatchGame(request, metadata=_token_metadata(token))
+
+    def _pause(self, attempt: int) -> None:
+        """Wait before retry number ``attempt`` (from 0): the backoff, doubled each time."""
+        time.sleep(self._backoff * 2**attempt)
 
     def _call(
         self,
@@ -200,5 +347,165 @@ class EngineClient:
                 error = from_rpc_error(rpc_error)
                 if error.code is not grpc.StatusCode.UNAVAILABLE or attempt >= self._retries:
                     raise error from rpc_error
-            time.sleep(self._backoff * 2**attempt)
+            self._pause(attempt)
             attempt += 1
+
+
+def _resumable(error: EngineError) -> bool:
+    """Whether watching again from the last version can get past ``error``.
+
+    UNAVAILABLE covers dropped connections and a server shutting down; WATCHER_TOO_SLOW is the
+    service shedding a reader that fell behind. A stream that ends without GameEnded is
+    treated as a drop too (:meth:`GameWatch.__next__`).
+    """
+    return isinstance(error, WatcherTooSlow) or error.code is grpc.StatusCode.UNAVAILABLE
+
+
+class GameWatch(Iterator[WatchItem]):
+    """A resuming ``WatchGame`` stream; made by :meth:`EngineClient.watch`.
+
+    Iterate it for ``GameUpdate`` messages, one per version with consecutive versions (the
+    first one after ``from_version`` 0 or a reload carries the current version), then a final
+    ``GameEnded`` once the game is over. :attr:`version` is the last version received, the one
+    to watch again from on another channel if this one fails for good.
+    """
+
+    def __init__(
+        self,
+        client: EngineClient,
+        request: engine_service_pb2.WatchGameRequest,
+        token: str | None,
+        *,
+        reload_on_expiry: bool,
+    ) -> None:
+        self._client = client
+        self._request = request
+        self._token = token
+        self._reload_on_expiry = reload_on_expiry
+        self._version = request.from_version
+        self._call: grpc.CallIterator[engine_service_pb2.WatchGameResponse] | None = None
+        self._messages: Iterator[engine_service_pb2.WatchGameResponse] = iter(())
+        self._failures = 0
+        self._closed = False
+        self._ended = False
+
+    @property
+    def version(self) -> int:
+        """The last version received (``from_version`` until the first update arrives)."""
+        return self._version
+
+    @property
+    def ended(self) -> bool:
+        """Whether ``GameEnded`` has been received."""
+        return self._ended
+
+    def close(self) -> None:
+        """Stop watching: cancel the stream; iteration stops. Safe from another thread."""
+        self._closed = True
+        self._stop_call()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __iter__(self) -> Self:
+        return self
+
+    def __next__(self) -> WatchItem:
+        while not (self._closed or self._ended):
+            response = self._receive()
+            if response is None:
+                continue
+            kind = response.WhichOneof("message")
+            if kind == "update":
+                update = self._accept(response.update)
+                if update is not None:
+                    return update
+            elif kind == "ended":
+                self._ended = True
+                self._version = max(self._version, response.ended.version)
+                self._stop_call()
+                return response.ended
+            # A heartbeat (or a message kind newer than this client) only shows the stream is
+            # alive, which is what the failure count needs to know.
+            self._failures = 0
+        raise StopIteration
+
+    def _receive(self) -> engine_service_pb2.WatchGameResponse | None:
+        """The next message of the stream, opening it as needed; ``None`` after a failure.
+
+        A failure that watching again can get past is counted and waited out here; any
+        other is raised.
+        """
+        if self._call is None:
+            self._request.from_version = self._version
+            self._call = self._client._open_watch(self._request, self._token)
+            self._messages = iter(self._call)
+        try:
+            return next(self._messages)
+        except StopIteration:
+            self._call = None
+            if self._closed:
+                return None
+            # The service ends a stream only after GameEnded; an earlier end is a cut.
+            cut = Unavailable(grpc.StatusCode.UNAVAILABLE, "the stream ended before the game")
+            self._fail(cut, None)
+        except grpc.RpcError as rpc_error:
+            self._call = None
+            if self._closed:
+                return None
+            error = from_rpc_error(rpc_error)
+            if isinstance(error, VersionExpired) and self._reload_on_expiry:
+                return self._reload()
+            self._fail(error, rpc_error)
+        return None
+
+    def _fail(self, error: EngineError, cause: grpc.RpcError | None) -> None:
+        """Wait before watching again after ``error``, or raise it if that cannot help."""
+        if not _resumable(error) or self._failures >= self._client._retries:
+            raise error from cause
+        self._client._pause(self._failures)
+        self._failures += 1
+
+    def _accept(
+        self, update: engine_service_pb2.GameUpdate
+    ) -> engine_service_pb2.GameUpdate | None:
+        """The update to yield, or ``None`` for one already yielded.
+
+        Raises:
+            Internal: the stream skipped versions (the service promises it never does).
+        """
+        first = self._request.from_version == 0 and self._version == 0
+        if not first and update.version <= self._version:
+            return None
+        if not first and update.version != self._version + 1:
+            raise Internal(
+                grpc.StatusCode.INTERNAL,
+                f"WatchGame jumped from version {self._version} to {update.version}",
+            )
+        self._version = update.version
+        self._failures = 0
+        return update
+
+    def _reload(self) -> engine_service_pb2.WatchGameResponse:
+        """The current view as an update, after VERSION_EXPIRED; the watch goes on from it."""
+        request = self._request
+        seat = request.seat if request.HasField("seat") else None
+        view = self._client.view(request.game_id, seat, self._token)
+        self._version = view.version - 1  # so that _accept takes it as the next version
+        return engine_service_pb2.WatchGameResponse(
+            update=engine_service_pb2.GameUpdate(version=view.version, view=view)
+        )
+
+    def _stop_call(self) -> None:
+        """Cancel the open call, if any (grpc's stubs leave ``cancel`` untyped)."""
+        call, self._call = self._call, None
+        if call is not None:
+            call.cancel()  # type: ignore[no-untyped-call]

@@ -123,7 +123,34 @@ class Aborted(EngineError):
 class Unavailable(EngineError):
     """UNAVAILABLE, DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED: the service could not answer now.
 
-    Only UNAVAILABLE is retried by the client, because only it guarantees nothing was done.
+    Unary calls retry only UNAVAILABLE, because only it guarantees nothing was done. A watch
+    changes nothing, so ``EngineClient.watch`` resumes after UNAVAILABLE and
+    :class:`WatcherTooSlow` alike.
+    """
+
+
+class VersionExpired(InvalidArgument):
+    """OUT_OF_RANGE with reason VERSION_EXPIRED: a watch asked for versions no longer kept.
+
+    The events before some version are gone, so the stream cannot be continued from where the
+    caller was: reload the view (``EngineClient.view``) and watch again from its version, or
+    watch with ``reload_on_expiry=True`` to have the client do exactly that.
+    """
+
+
+class WatcherTooSlow(Unavailable):
+    """RESOURCE_EXHAUSTED with reason WATCHER_TOO_SLOW: a watch fell too far behind the game.
+
+    Nothing is lost: watching again from the last version received continues without a gap,
+    which ``EngineClient.watch`` does by itself (up to its retry limit).
+    """
+
+
+class Cancelled(EngineError):
+    """CANCELLED: the call was cancelled on the client's side (e.g. its channel was closed).
+
+    Not a fault of the service; a watch stopped this way can be continued from its last
+    version on another channel.
     """
 
 
@@ -143,13 +170,26 @@ _CLASS_BY_CODE: Final[Mapping[grpc.StatusCode, type[EngineError]]] = MappingProx
         grpc.StatusCode.UNAVAILABLE: Unavailable,
         grpc.StatusCode.DEADLINE_EXCEEDED: Unavailable,
         grpc.StatusCode.RESOURCE_EXHAUSTED: Unavailable,
+        grpc.StatusCode.CANCELLED: Cancelled,
     }
 )
 
+_CLASS_BY_REASON: Final[Mapping[tuple[grpc.StatusCode, str], type[EngineError]]] = MappingProxyType(
+    {
+        (grpc.StatusCode.OUT_OF_RANGE, "VERSION_EXPIRED"): VersionExpired,
+        (grpc.StatusCode.RESOURCE_EXHAUSTED, "WATCHER_TOO_SLOW"): WatcherTooSlow,
+    }
+)
+"""Reasons whose remedy differs from the rest of their family get a subclass of their own."""
 
-def error_class(code: grpc.StatusCode) -> type[EngineError]:
-    """The exception class for a status code (:class:`Internal` for the unlisted ones)."""
-    return _CLASS_BY_CODE.get(code, Internal)
+
+def error_class(code: grpc.StatusCode, reason: str = "") -> type[EngineError]:
+    """The exception class for a status code and reason (:class:`Internal` if unlisted).
+
+    The reason only ever picks a subclass of the code's own class, so code that catches the
+    family (``Unavailable``) keeps working when a reason gains a class.
+    """
+    return _CLASS_BY_REASON.get((code, reason)) or _CLASS_BY_CODE.get(code, Internal)
 
 
 def from_status(
@@ -160,9 +200,8 @@ def from_status(
     ``message`` is used only when there is no status proto (its own message wins otherwise).
     Details of unknown types are skipped, so a newer server cannot break an older client.
     """
-    error_class_ = error_class(code)
     if status is None:
-        return error_class_(code, message)
+        return error_class(code)(code, message)
     info = error_details_pb2.ErrorInfo()
     violations: list[Violation] = []
     field_violations: list[FieldViolation] = []
@@ -181,7 +220,8 @@ def from_status(
             field_violations.extend(
                 FieldViolation(v.field, v.description) for v in bad_request.field_violations
             )
-    return error_class_(
+    reason_class = error_class(code, info.reason if info.domain == ERROR_DOMAIN else "")
+    return reason_class(
         code,
         status.message or message,
         reason=info.reason,
