@@ -4,17 +4,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cardengine.internal.v1 import snapshot_pb2
+from cardengine.internal.v1 import hearts_state_pb2, snapshot_pb2
 from cardengine.v1 import game_pb2, hearts_pb2
 
 from engine_service.codec.cards import decode_card, decode_distinct_cards, encode_cards
 from engine_service.codec.listing import list_actions
 from engine_service.codec.options import decode_options, encode_options
-from engine_service.core.cards import CARDS, mask_of
+from engine_service.core.cards import CARDS, cards_in, mask_of
 from engine_service.core.errors import MalformedRequest
-from engine_service.games.hearts.actions import HeartsAction, PassCards, PlayCard
+from engine_service.games.hearts.actions import HeartsAction, PassCards, PassChoices, PlayCard
 from engine_service.games.hearts.config import HeartsConfig
-from engine_service.games.hearts.state import HeartsState, Phase, Trick
+from engine_service.games.hearts.events import (
+    CardPlayed,
+    CardsDealt,
+    CardsPassed,
+    CardsReceived,
+    GameOver,
+    HandDealt,
+    HandScored,
+    HeartsBroken,
+    LeadPassed,
+    PassMade,
+    TrickTaken,
+)
+from engine_service.games.hearts.scoring import trick_points
+from engine_service.games.hearts.state import FinishedHand, HeartsState, Phase, Trick
 from engine_service.games.hearts.view import HeartsView
 
 
@@ -22,7 +36,100 @@ def _encode_trick(trick: Trick) -> hearts_pb2.HeartsTrick:
     message = hearts_pb2.HeartsTrick(leader=trick.leader, cards=encode_cards(trick.cards))
     if trick.winner is not None:
         message.winner = trick.winner
+        message.points = trick_points(mask_of(trick.cards))
     return message
+
+
+def _encode_finished(hand: FinishedHand) -> hearts_pb2.HeartsFinishedHand:
+    return hearts_pb2.HeartsFinishedHand(
+        hand_number=hand.hand_number,
+        tricks=[_encode_trick(trick) for trick in hand.tricks],
+        points_taken=hand.points_taken,
+        scores=hand.scores,
+    )
+
+
+def _store_tricks(tricks: tuple[Trick, ...], out: hearts_state_pb2.HeartsTricks) -> None:
+    out.leaders.extend(trick.leader for trick in tricks)
+    out.cards = bytes(card for trick in tricks for card in trick.cards)
+
+
+def _load_tricks(stored: hearts_state_pb2.HeartsTricks) -> tuple[Trick, ...]:
+    cards = tuple(CARDS[c] for c in stored.cards)
+    return tuple(
+        Trick(leader, cards[4 * index : 4 * index + 4])
+        for index, leader in enumerate(stored.leaders)
+    )
+
+
+def _pass_choice(choices: PassChoices) -> game_pb2.CardChoice:
+    """H-R2: "any ``size`` of these cards", one entry instead of 286 listed passes."""
+    action = game_pb2.Action(
+        hearts=hearts_pb2.HeartsAction(pass_cards=hearts_pb2.HeartsPassCards())
+    )
+    return game_pb2.CardChoice(
+        action=action, cards=encode_cards(tuple(cards_in(choices.hand))), count=choices.size
+    )
+
+
+def _event_message(fact: object) -> hearts_pb2.HeartsEvent:
+    """The ``HeartsEvent`` of one event value.
+
+    Raises:
+        TypeError: ``fact`` is no Hearts event.
+    """
+    match fact:
+        case PassMade(seat):
+            return hearts_pb2.HeartsEvent(pass_made=hearts_pb2.HeartsPassMade(seat=seat))
+        case CardsPassed(seat, cards, to_seat):
+            return hearts_pb2.HeartsEvent(
+                cards_passed=hearts_pb2.HeartsCardsPassed(
+                    seat=seat, cards=encode_cards(cards), to_seat=to_seat
+                )
+            )
+        case CardsReceived(seat, cards, from_seat):
+            return hearts_pb2.HeartsEvent(
+                cards_received=hearts_pb2.HeartsCardsReceived(
+                    seat=seat, cards=encode_cards(cards), from_seat=from_seat
+                )
+            )
+        case CardPlayed(seat, card):
+            played = hearts_pb2.HeartsCardPlayed(seat=seat, card=encode_cards((card,))[0])
+            return hearts_pb2.HeartsEvent(card_played=played)
+        case HeartsBroken(seat, card):
+            broken = hearts_pb2.HeartsBroken(seat=seat, card=encode_cards((card,))[0])
+            return hearts_pb2.HeartsEvent(hearts_broken=broken)
+        case TrickTaken(number, leader, cards, winner, points):
+            trick = hearts_pb2.HeartsTrick(
+                leader=leader, cards=encode_cards(cards), winner=winner, points=points
+            )
+            taken = hearts_pb2.HeartsTrickTaken(number=number, trick=trick)
+            return hearts_pb2.HeartsEvent(trick_taken=taken)
+        case LeadPassed(seat, to_seat):
+            passed = hearts_pb2.HeartsLeadPassed(seat=seat, to_seat=to_seat)
+            return hearts_pb2.HeartsEvent(lead_passed=passed)
+        case HandScored(hand_number, points_taken, scores, shooter, totals):
+            scored = hearts_pb2.HeartsHandScored(
+                hand_number=hand_number, points_taken=points_taken, scores=scores, totals=totals
+            )
+            if shooter is not None:
+                scored.moon_shooter = shooter
+            return hearts_pb2.HeartsEvent(hand_scored=scored)
+        case HandDealt(hand_number, direction):
+            dealt = hearts_pb2.HeartsHandDealt(
+                hand_number=hand_number,
+                pass_direction=hearts_pb2.HeartsPassDirection.ValueType(direction),
+            )
+            return hearts_pb2.HeartsEvent(hand_dealt=dealt)
+        case CardsDealt(seat, hand_number, cards):
+            cards_dealt = hearts_pb2.HeartsCardsDealt(
+                seat=seat, hand_number=hand_number, cards=encode_cards(cards)
+            )
+            return hearts_pb2.HeartsEvent(cards_dealt=cards_dealt)
+        case GameOver(winners, totals):
+            over = hearts_pb2.HeartsGameOver(winners=winners, totals=totals)
+            return hearts_pb2.HeartsEvent(game_over=over)
+    raise TypeError(f"not a Hearts event: {fact!r}")
 
 
 class HeartsCodec:
@@ -60,12 +167,22 @@ class HeartsCodec:
         return game_pb2.Action(hearts=inner)
 
     def encode_legal(self, legal: Sequence[HeartsAction], out: game_pb2.GameView) -> None:
-        """Every legal action, one by one."""
-        list_actions(self.encode_action, legal, out)
+        """Plays one by one; the passes (H-R2) as one ``CardChoice`` of 3 among the hand.
+
+        Listing all 286 passes made a passing view about 20 KB; the choice keeps it under 1 KB.
+        """
+        if isinstance(legal, PassChoices):
+            out.legal_choices.append(_pass_choice(legal))
+        else:
+            list_actions(self.encode_action, legal, out)
 
     def encode_event(self, fact: object) -> game_pb2.GameEvent:
-        """The proto of a Hearts event."""
-        raise NotImplementedError(f"no hearts event {fact!r} yet")
+        """The proto of a Hearts event (:mod:`engine_service.games.hearts.events`).
+
+        Raises:
+            TypeError: ``fact`` is no Hearts event.
+        """
+        return game_pb2.GameEvent(hearts=_event_message(fact))
 
     def encode_view(self, view: HeartsView, config: HeartsConfig, out: game_pb2.GameView) -> None:
         """Copy a seat's Hearts view into ``out.hearts``."""
@@ -81,6 +198,9 @@ class HeartsCodec:
             target.trick.CopyFrom(_encode_trick(view.trick))
         if view.last_trick is not None:
             target.last_trick.CopyFrom(_encode_trick(view.last_trick))
+        target.completed_tricks.extend(_encode_trick(trick) for trick in view.completed_tricks)
+        if view.previous_hand is not None:
+            target.previous_hand.CopyFrom(_encode_finished(view.previous_hand))
         target.tricks_played = view.tricks_played
         target.hearts_broken = view.hearts_broken
         target.tricks_won.extend(view.tricks_won)
@@ -111,6 +231,14 @@ class HeartsCodec:
         target.totals.extend(state.totals)
         target.hand_scores.extend(score for hand in state.hand_scores for score in hand)
         target.winners.extend(state.winners)
+        if state.completed:
+            _store_tricks(state.completed, target.completed)
+        if state.previous_hand is not None:
+            stored = target.previous_hand
+            stored.hand_number = state.previous_hand.hand_number
+            _store_tricks(state.previous_hand.tricks, stored.tricks)
+            stored.points_taken.extend(state.previous_hand.points_taken)
+            stored.scores.extend(state.previous_hand.scores)
 
     def decode_state(self, record: snapshot_pb2.GameRecord) -> HeartsState:
         """Rebuild the position stored by :meth:`encode_state`."""
@@ -136,4 +264,15 @@ class HeartsCodec:
             totals=tuple(source.totals),
             hand_scores=tuple(scores[i : i + 4] for i in range(0, len(scores), 4)),
             winners=tuple(source.winners),
+            completed=_load_tricks(source.completed),
+            previous_hand=(
+                FinishedHand(
+                    source.previous_hand.hand_number,
+                    _load_tricks(source.previous_hand.tricks),
+                    tuple(source.previous_hand.points_taken),
+                    tuple(source.previous_hand.scores),
+                )
+                if source.HasField("previous_hand")
+                else None
+            ),
         )

@@ -18,6 +18,14 @@ from engine_service.core.cards import CARDS, SUIT_MASKS, SUIT_SIZE, Card, Suit, 
 from engine_service.core.protocol import Outcome
 from engine_service.games.hearts.actions import HeartsAction, PassCards, PlayCard
 from engine_service.games.hearts.config import ClassicTie, FirstTrickBan, HeartsConfig, Variant
+from engine_service.games.hearts.events import (
+    CardPlayed,
+    CardsDealt,
+    CardsPassed,
+    CardsReceived,
+    HeartsBroken,
+    TrickTaken,
+)
 from engine_service.games.hearts.rules import HeartsRules
 from engine_service.games.hearts.scoring import HEARTS_MASK, QUEEN_OF_SPADES, trick_points
 from engine_service.games.hearts.state import HAND_SIZE, PASS_SIZE, SEATS, HeartsState, Phase, Trick
@@ -104,16 +112,39 @@ class HeartsAdapter:
         return hidden
 
     def visible_cards(self, view: HeartsView) -> frozenset[CardId]:
-        """Every card a view shows; all belong to the current deal (a new deal clears the rest)."""
+        """Every card a view shows, each of its own deal.
+
+        All belong to the current deal (a new deal clears the current hand's fields) except
+        ``previous_hand``'s tricks, which are of the deal that hand was played with: the same
+        faces may sit in new hands, which is no leak.
+        """
         deal = view.hand_number
         visible = _dealt(deal, view.hand) | _dealt(deal, view.passed) | _dealt(deal, view.received)
-        for trick in (view.trick, view.last_trick):
+        for trick in (view.trick, view.last_trick, *view.completed_tricks):
             if trick is not None:
                 visible |= _dealt(deal, trick.cards)
+        if view.previous_hand is not None:
+            for trick in view.previous_hand.tricks:
+                visible |= _dealt(view.previous_hand.hand_number, trick.cards)
         return visible
 
-    def event_cards(self, fact: object, before: object, after: object) -> frozenset[CardId]:
-        """The cards an event names (no events yet)."""
+    def event_cards(
+        self, fact: object, before: HeartsState, after: HeartsState
+    ) -> frozenset[CardId]:
+        """The cards an event names, as cards of the deal they belong to.
+
+        Passes, plays and tricks happen in ``before``'s deal (the 52nd card's trick too,
+        though ``after`` is already the next deal); dealt cards are of ``after``'s.
+        """
+        deal = before.hand_number
+        match fact:
+            case CardsPassed(cards=cards) | CardsReceived(cards=cards) | TrickTaken(cards=cards):
+                return _dealt(deal, cards)
+            case CardPlayed(card=card) | HeartsBroken(card=card):
+                return _dealt(deal, (card,))
+            case CardsDealt(hand_number=number, cards=cards):
+                assert number == after.hand_number, f"{fact} in deal {after.hand_number}"
+                return _dealt(number, cards)
         return frozenset()
 
     def sample_illegal(
@@ -149,6 +180,7 @@ class HeartsAdapter:
         points = trick_points(mask_of(done.cards))
         if before.tricks_played + 1 < HAND_SIZE:
             assert after.last_trick == done, f"last trick {after.last_trick}, played {done}"
+            assert after.completed == (*before.completed, done), "trick history"
             assert after.tricks_won[winner] == before.tricks_won[winner] + 1, "H-R6 winner"
             assert after.points[winner] == before.points[winner] + points, "H-R10 trick points"
             assert sum(after.points) == sum(before.points) + points, "points went elsewhere"
@@ -159,6 +191,12 @@ class HeartsAdapter:
         assert after.hand_scores == (*before.hand_scores, expected_hand_score(raw, config)), (
             f"hand scored {after.hand_scores[-1]} from raw points {raw} (H-R11)"
         )
+        finished = after.previous_hand
+        assert finished is not None, "the finished hand is not kept"
+        assert finished.tricks == (*before.completed, done), "finished hand's tricks"
+        assert finished.hand_number == before.hand_number
+        assert finished.points_taken == tuple(raw)
+        assert finished.scores == after.hand_scores[-1]
 
     def check_scores(self, config: HeartsConfig, state: HeartsState) -> None:
         moon = sorted((0, *[config.moon_opponent_penalty] * 3))

@@ -111,14 +111,19 @@ class PassChoices(Sequence[PassCards]):
     A hand of 13 has 286 possible passes; a bot picking one by index should not pay for
     building the other 285, so items are made on demand from a shared table of index triples.
 
+    ``hand`` and ``size`` describe the whole family at once, which is how a view lists it
+    (any ``size`` cards of ``hand``) instead of item by item.
+
     >>> choices = PassChoices(mask_of(Card.parse(c) for c in "2C 3C 4C 5C".split()), 3)
-    >>> len(choices), str(choices[0]), str(choices[-1])
-    (4, 'pass 2C 3C 4C', 'pass 3C 4C 5C')
+    >>> len(choices), str(choices[0]), str(choices[-1]), choices.size
+    (4, 'pass 2C 3C 4C', 'pass 3C 4C 5C', 3)
     """
 
-    __slots__ = ("_bits", "_combos")
+    __slots__ = ("_bits", "_combos", "hand", "size")
 
     def __init__(self, hand: int, size: int) -> None:
+        self.hand = hand
+        self.size = size
         self._bits = tuple(card.bit for card in cards_in(hand))
         self._combos = _combinations(len(self._bits), size)
 

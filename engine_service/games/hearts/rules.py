@@ -21,14 +21,28 @@ from engine_service.core.cards import (
     mask_of,
 )
 from engine_service.core.errors import RuleViolation, refuse, violation
-from engine_service.core.events import Event
+from engine_service.core.events import Event, public
 from engine_service.core.protocol import Outcome
 from engine_service.games.hearts.actions import HeartsAction, PassCards, PassChoices, plays_of
 from engine_service.games.hearts.config import AllHeartsLead, FirstTrickBan, HeartsConfig
+from engine_service.games.hearts.events import (
+    CardPlayed,
+    CardsDealt,
+    CardsPassed,
+    CardsReceived,
+    GameOver,
+    HandDealt,
+    HandScored,
+    HeartsBroken,
+    LeadPassed,
+    PassMade,
+    TrickTaken,
+)
 from engine_service.games.hearts.scoring import (
     HEARTS_MASK,
     QUEEN_OF_SPADES,
     game_winners,
+    moon_shooter,
     score_hand,
     trick_points,
 )
@@ -36,6 +50,7 @@ from engine_service.games.hearts.state import (
     HAND_SIZE,
     PASS_SIZE,
     SEATS,
+    FinishedHand,
     HeartsState,
     PassDirection,
     Phase,
@@ -68,11 +83,14 @@ class HeartsRules:
         hand_number: int,
         totals: tuple[int, ...],
         hand_scores: tuple[tuple[int, ...], ...],
+        previous_hand: FinishedHand | None = None,
     ) -> HeartsState:
-        """A fresh hand; of the previous deal only the scores are kept.
+        """A fresh hand; of the previous deal only the scores and ``previous_hand`` are kept.
 
-        Dropping the old last trick means no view can show a card of an earlier hand that now
-        sits in someone's new hand.
+        The old last trick and completed tricks are dropped: they are the current hand's
+        fields, and a card of an earlier hand now sits in someone's new hand. The hand that
+        just ended stays public as ``previous_hand``, a record that names its own hand number,
+        until the new hand's first card (:func:`_after_card` drops it).
         """
         deck = list(range(DECK_SIZE))
         random.Random(f"{seed}:{hand_number}").shuffle(deck)
@@ -94,6 +112,7 @@ class HeartsRules:
             opener=opener,
             totals=totals,
             hand_scores=hand_scores,
+            previous_hand=previous_hand,
         )
 
     # -- questions -------------------------------------------------------------------------
@@ -290,9 +309,11 @@ class HeartsRules:
         scores = score_hand(points, self.config)
         totals = tuple(a + b for a, b in zip(state.totals, scores, strict=True))
         history = (*state.hand_scores, scores)
+        completed = (*state.completed, last)
+        finished = FinishedHand(state.hand_number, completed, points, scores)
         winners = game_winners(state.totals, points, state.opener, self.config)
         if not winners:
-            return self._deal(state.seed, state.hand_number + 1, totals, history)
+            return self._deal(state.seed, state.hand_number + 1, totals, history, finished)
         return replace(
             state,
             phase=Phase.GAME_OVER,
@@ -305,6 +326,8 @@ class HeartsRules:
             totals=totals,
             hand_scores=history,
             winners=winners,
+            completed=completed,
+            previous_hand=finished,
         )
 
     # -- results -----------------------------------------------------------------------------
@@ -312,8 +335,54 @@ class HeartsRules:
     def events(
         self, before: HeartsState, seat: int, action: HeartsAction, after: HeartsState
     ) -> tuple[Event, ...]:
-        """What the action made happen (to be told in full)."""
-        return ()
+        """What ``seat``'s legal ``action`` made happen between ``before`` and ``after``.
+
+        Derived from the two states rather than recorded by :meth:`apply`, so that playing
+        (bots, replays, the conformance suite) pays nothing for them. Passed, received and
+        dealt cards are private to their seat; the rest is public (see
+        :mod:`engine_service.games.hearts.events`).
+        """
+        if isinstance(action, PassCards):
+            return _pass_events(before, seat, action, after)
+        return self._play_events(before, seat, action.card, after)
+
+    def _play_events(
+        self, before: HeartsState, seat: int, card: Card, after: HeartsState
+    ) -> tuple[Event, ...]:
+        facts: list[object] = [CardPlayed(seat, card)]
+        if not before.hearts_broken and (
+            card // SUIT_SIZE == Suit.HEARTS
+            or (self.config.queen_breaks_hearts and card == QUEEN_OF_SPADES)
+        ):
+            facts.append(HeartsBroken(seat, card))  # H-R7
+        if len(before.trick.cards) < SEATS - 1:
+            return public(*facts)
+        done = Trick(before.trick.leader, (*before.trick.cards, card))
+        winner = done.winner
+        assert winner is not None  # four cards
+        number = before.tricks_played + 1
+        points = trick_points(mask_of(done.cards))
+        facts.append(TrickTaken(number, done.leader, done.cards, winner, points))
+        if number < HAND_SIZE:
+            if after.trick.leader != winner:
+                facts.append(LeadPassed(winner, after.trick.leader))  # H-R8 pass_lead
+            return public(*facts)
+        finished = after.previous_hand
+        assert finished is not None  # set by _end_hand
+        shooter = moon_shooter(finished.points_taken)
+        facts.append(
+            HandScored(
+                finished.hand_number, finished.points_taken, finished.scores, shooter, after.totals
+            )
+        )
+        if after.phase is Phase.GAME_OVER:
+            return public(*facts, GameOver(after.winners, after.totals))
+        facts.append(HandDealt(after.hand_number, after.pass_direction))
+        dealt = tuple(
+            Event(CardsDealt(s, after.hand_number, tuple(cards_in(after.hands[s]))), audience=s)
+            for s in range(SEATS)
+        )
+        return public(*facts) + dealt
 
     def view(self, state: HeartsState, seat: int | None) -> HeartsView:
         """What ``seat`` may see; ``None`` is a spectator."""
@@ -348,7 +417,8 @@ def _after_card(
     """The state after a card within a hand; ``done`` is the trick it completed, if any.
 
     Every play takes this path, so it builds the state directly: ``replace()`` cost about a
-    third of a random game's time.
+    third of a random game's time. A card played means the new hand has begun, so the
+    previous hand's record goes.
     """
     return HeartsState(
         seed=state.seed,
@@ -366,6 +436,27 @@ def _after_card(
         totals=state.totals,
         hand_scores=state.hand_scores,
         winners=state.winners,
+        completed=state.completed if done is None else (*state.completed, done),
+    )
+
+
+def _pass_events(
+    before: HeartsState, seat: int, action: PassCards, after: HeartsState
+) -> tuple[Event, ...]:
+    """H-R2: the choice is public, its cards the passer's; received cards once all four chose."""
+    step = before.pass_direction.step
+    events = (
+        Event(PassMade(seat)),
+        Event(CardsPassed(seat, action.cards, (seat + step) % SEATS), audience=seat),
+    )
+    if after.phase is Phase.PASSING:
+        return events
+    return events + tuple(
+        Event(
+            CardsReceived(s, tuple(cards_in(after.passed[(s - step) % SEATS])), (s - step) % SEATS),
+            audience=s,
+        )
+        for s in range(SEATS)
     )
 
 

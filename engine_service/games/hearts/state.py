@@ -65,6 +65,26 @@ class Trick(SeatedTrick):
 
 
 @dataclass(frozen=True, slots=True)
+class FinishedHand:
+    """A hand just played out, kept public until the next hand's first card (H-R10, H-R11).
+
+    The 52nd card both ends a hand and deals the next one, so without this record nobody
+    could see the final trick or how the hand scored once the new cards are out.
+
+    Attributes:
+        hand_number: the hand's 0-based number; its cards are of that deal, not the current.
+        tricks: its completed tricks in play order, each with its leader and cards.
+        points_taken: penalty points each seat took, before the moon rule (H-R10).
+        scores: what the hand added to the totals, after the moon rule (H-R11).
+    """
+
+    hand_number: int
+    tricks: tuple[Trick, ...]
+    points_taken: tuple[int, ...]
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class HeartsState:
     """Everything about a Hearts game, hidden parts included; views copy from it.
 
@@ -85,6 +105,10 @@ class HeartsState:
         totals: running totals (H-R10, H-R12).
         hand_scores: each completed hand's scores, oldest first.
         winners: the winning seats once the game is over.
+        completed: this hand's completed tricks, oldest first, public (its last is
+            ``last_trick``).
+        previous_hand: the hand that ended last, from its 52nd card until the first card of
+            the next hand (and for good once the game is over); public.
     """
 
     seed: int
@@ -102,6 +126,8 @@ class HeartsState:
     totals: tuple[int, ...]
     hand_scores: tuple[tuple[int, ...], ...]
     winners: tuple[int, ...] = ()
+    completed: tuple[Trick, ...] = ()
+    previous_hand: FinishedHand | None = None
 
     @property
     def pass_direction(self) -> PassDirection:

@@ -6,7 +6,13 @@ from dataclasses import dataclass
 
 from engine_service.core.cards import Card, cards_in
 from engine_service.games.hearts.config import HeartsConfig
-from engine_service.games.hearts.state import HeartsState, PassDirection, Phase, Trick
+from engine_service.games.hearts.state import (
+    FinishedHand,
+    HeartsState,
+    PassDirection,
+    Phase,
+    Trick,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,6 +21,10 @@ class HeartsView:
 
     ``hand``, ``passed`` and ``received`` are the viewer's own; everything else is public.
     ``passed`` may name cards now in another hand: the viewer put them there itself.
+    ``completed_tricks`` is the whole public history of the current hand, oldest first (its
+    last is ``last_trick``). ``previous_hand`` is the hand that ended last, shown from its
+    final card until the next hand's first card, so that the last trick and the hand's score
+    can still be seen once the new cards are dealt; its cards are of that earlier deal.
     """
 
     seat: int | None
@@ -28,6 +38,8 @@ class HeartsView:
     pass_submitted: tuple[bool, ...]
     trick: Trick | None
     last_trick: Trick | None
+    completed_tricks: tuple[Trick, ...]
+    previous_hand: FinishedHand | None
     tricks_played: int
     hearts_broken: bool
     tricks_won: tuple[int, ...]
@@ -65,6 +77,8 @@ def build_view(
         pass_submitted=tuple(bool(p) for p in state.passed),
         trick=trick,
         last_trick=state.last_trick,
+        completed_tricks=state.completed,
+        previous_hand=state.previous_hand,
         tricks_played=state.tricks_played,
         hearts_broken=state.hearts_broken,
         tricks_won=state.tricks_won,
