@@ -77,6 +77,8 @@ FORMATS: Final[Mapping[str, GameFormat]] = {
             "pass_submitted": "chosen",
             "trick": "trick",
             "last_trick": "last",
+            "completed_tricks": "done",
+            "previous_hand": "prev",
             "tricks_played": "tricks",
             "hearts_broken": "broken",
             "tricks_won": "won",
