@@ -16,9 +16,10 @@ class Settings:
         address: host:port to serve on (port 0 picks a free port).
         redis_url: where games are kept.
         game_ttl_seconds: a game untouched this long expires (every move refreshes it).
-        workers: gRPC handler threads. Handlers hold the interpreter lock while they work and
-            release it while they wait for Redis, so a few threads keep both cores busy;
-            ``make bench`` measures 4 ahead of 2, 8, 16 and 32 on a 2-core machine.
+        event_retention: versions of events kept per game for watchers to catch up from; a
+            watch from an older version is told to reload the view.
+        watch_idle_seconds: a watch stream with nothing to send gets a heartbeat this often.
+        watcher_queue_limit: versions buffered per watcher; one further behind is cut off.
         grace_seconds: how long in-flight calls may finish after SIGTERM or Ctrl-C.
         reflection: whether to serve gRPC server reflection.
         log_level: the logging level name.
@@ -30,7 +31,9 @@ class Settings:
     address: str = "127.0.0.1:50051"
     redis_url: str = "redis://127.0.0.1:6379/0"
     game_ttl_seconds: int = 7 * 24 * 3600
-    workers: int = 4
+    event_retention: int = 10_000
+    watch_idle_seconds: float = 15.0
+    watcher_queue_limit: int = 1024
     grace_seconds: float = 10.0
     reflection: bool = True
     log_level: str = "INFO"
@@ -56,7 +59,21 @@ def parse_settings(
     parser.add_argument(
         "--game-ttl-seconds", type=int, default=int(env("ENGINE_GAME_TTL", base.game_ttl_seconds))
     )
-    parser.add_argument("--workers", type=int, default=int(env("ENGINE_WORKERS", base.workers)))
+    parser.add_argument(
+        "--event-retention",
+        type=int,
+        default=int(env("ENGINE_EVENT_RETENTION", base.event_retention)),
+    )
+    parser.add_argument(
+        "--watch-idle-seconds",
+        type=float,
+        default=float(env("ENGINE_WATCH_IDLE", base.watch_idle_seconds)),
+    )
+    parser.add_argument(
+        "--watcher-queue-limit",
+        type=int,
+        default=int(env("ENGINE_WATCHER_QUEUE", base.watcher_queue_limit)),
+    )
     parser.add_argument(
         "--grace-seconds", type=float, default=float(env("ENGINE_GRACE", base.grace_seconds))
     )

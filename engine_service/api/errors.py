@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Final
+from typing import Any, Final
 
 import grpc
 import redis
@@ -23,8 +23,11 @@ from engine_service.core.errors import (
     IllegalAction,
     MalformedRequest,
     PermissionDenied,
+    ShuttingDown,
     Unauthenticated,
     VersionConflict,
+    VersionExpired,
+    WatcherTooSlow,
 )
 
 DOMAIN: Final = "cardengine"
@@ -37,6 +40,9 @@ _CODES: Final[Mapping[type[EngineError], int]] = {
     Unauthenticated: code_pb2.UNAUTHENTICATED,
     PermissionDenied: code_pb2.PERMISSION_DENIED,
     VersionConflict: code_pb2.ABORTED,
+    VersionExpired: code_pb2.OUT_OF_RANGE,
+    WatcherTooSlow: code_pb2.RESOURCE_EXHAUSTED,
+    ShuttingDown: code_pb2.UNAVAILABLE,
 }
 
 
@@ -97,6 +103,7 @@ def unexpected_status(error: Exception, method: str) -> status_pb2.Status:
     return status_pb2.Status(code=code, message=message, details=_packed(info))
 
 
-def abort(context: grpc.ServicerContext, status: status_pb2.Status) -> None:
-    """End the call with ``status`` (raises, as ``context.abort_with_status`` does)."""
-    context.abort_with_status(rpc_status.to_status(status))
+async def abort(context: grpc.aio.ServicerContext[Any, Any], status: status_pb2.Status) -> None:
+    """End the call with ``status`` and its details (raises, as ``context.abort`` does)."""
+    as_grpc = rpc_status.to_status(status)
+    await context.abort(as_grpc.code, as_grpc.details, as_grpc.trailing_metadata)

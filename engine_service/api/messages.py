@@ -6,16 +6,18 @@ this module handles the envelope every game shares.
 
 from __future__ import annotations
 
+import base64
 import re
 from typing import Any, Final
 
 from cardengine.v1 import engine_service_pb2, game_pb2
 
 from engine_service.app.engine import ActionLog, CreatedGame, SeatView
+from engine_service.app.watch import Idle, Update, WatchItem
 from engine_service.codec.record import PLAYER_TYPES, decode_player_type
 from engine_service.codec.registry import CODECS
 from engine_service.core.errors import MalformedRequest
-from engine_service.core.protocol import GameSpec, OptionSpec
+from engine_service.core.protocol import GameSpec, OptionSpec, Outcome
 from engine_service.core.record import PlayerKind
 
 GAME_ID: Final = re.compile(r"[0-9a-f]{32}")
@@ -91,6 +93,11 @@ def encode_game_type(spec: GameSpec[Any, Any, Any, Any]) -> engine_service_pb2.G
     )
 
 
+def encode_outcome(outcome: Outcome) -> game_pb2.Outcome:
+    """A finished game's result."""
+    return game_pb2.Outcome(winners=outcome.winners, scores=outcome.scores, summary=outcome.summary)
+
+
 def encode_view(seat_view: SeatView) -> game_pb2.GameView:
     """The reply form of a seat's view, legal actions included."""
     codec = CODECS[seat_view.game_type]
@@ -106,12 +113,7 @@ def encode_view(seat_view: SeatView) -> game_pb2.GameView:
     if seat_view.viewer is not None:
         message.viewer_seat = seat_view.viewer
     if seat_view.outcome is not None:
-        outcome = seat_view.outcome
-        message.outcome.CopyFrom(
-            game_pb2.Outcome(
-                winners=outcome.winners, scores=outcome.scores, summary=outcome.summary
-            )
-        )
+        message.outcome.CopyFrom(encode_outcome(seat_view.outcome))
     codec.encode_legal(seat_view.legal, message)
     codec.encode_view(seat_view.view, seat_view.config, message)
     return message
@@ -129,19 +131,81 @@ def encode_created(created: CreatedGame) -> engine_service_pb2.CreateGameRespons
     )
 
 
-def encode_log(log: ActionLog) -> engine_service_pb2.GetActionLogResponse:
-    """The GetActionLog reply."""
+def encode_log(log: ActionLog, next_page_token: str) -> engine_service_pb2.GetActionLogResponse:
+    """The GetActionLog reply, with the token of the next page ("" after the last)."""
     codec = CODECS[log.game_type]
     message = engine_service_pb2.GetActionLogResponse(
         game_type=log.game_type,
         options=codec.encode_options(log.config),
         seats=[PLAYER_TYPES[kind] for kind in log.seats],
         version=log.version,
+        next_page_token=next_page_token,
     )
     if log.seed is not None:
         message.seed = log.seed
     for line in log.entries:
         entry = message.entries.add(index=line.index, seat=line.seat, redacted=line.action is None)
+        if line.applied_at_ms:
+            entry.applied_at.FromMilliseconds(line.applied_at_ms)
         if line.action is not None:
             entry.action.CopyFrom(codec.encode_action(line.action))
     return message
+
+
+def page_token(game_id: str, seat: int | None, page_size: int, index: int) -> str:
+    """An opaque token for the page starting at ``index`` (AIP-158).
+
+    It binds the request it continues (game, reader, page size), so a token cannot be carried
+    over to another request unnoticed.
+    """
+    text = f"{game_id}:{'' if seat is None else seat}:{page_size}:{index}"
+    encoded: bytes = base64.urlsafe_b64encode(text.encode())
+    return encoded.decode().rstrip("=")
+
+
+def page_start(
+    request: engine_service_pb2.GetActionLogRequest, game_id: str, seat: int | None
+) -> int:
+    """Where the requested page starts: the token's index, else ``from_index``.
+
+    Raises:
+        MalformedRequest: a token that is not one this service gave for the same request.
+    """
+    if not request.page_token:
+        return request.from_index
+    padded = request.page_token + "=" * (-len(request.page_token) % 4)
+    try:
+        index = int(base64.urlsafe_b64decode(padded).decode().rpartition(":")[2])
+    except (ValueError, UnicodeError):
+        index = -1
+    if index < 0 or page_token(game_id, seat, request.page_size, index) != request.page_token:
+        raise MalformedRequest(
+            "page_token", "must be the next_page_token of the same request's previous page"
+        )
+    return index
+
+
+def encode_update(update: Update) -> engine_service_pb2.WatchGameResponse:
+    """One version of a watched game."""
+    message = engine_service_pb2.GameUpdate(version=update.version, events=update.events)
+    if update.seat is not None:
+        message.seat = update.seat
+    if update.applied_at_ms:
+        message.applied_at.FromMilliseconds(update.applied_at_ms)
+    if update.view is not None:
+        message.view.CopyFrom(encode_view(update.view))
+    return engine_service_pb2.WatchGameResponse(update=message)
+
+
+def encode_watch_item(item: WatchItem) -> engine_service_pb2.WatchGameResponse:
+    """A message of the WatchGame stream."""
+    if isinstance(item, Update):
+        return encode_update(item)
+    if isinstance(item, Idle):
+        heartbeat = engine_service_pb2.Heartbeat(version=item.version)
+        return engine_service_pb2.WatchGameResponse(heartbeat=heartbeat)
+    return engine_service_pb2.WatchGameResponse(
+        ended=engine_service_pb2.GameEnded(
+            version=item.version, outcome=encode_outcome(item.outcome)
+        )
+    )

@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 import grpc
@@ -92,7 +92,7 @@ Gauge(
 ).set_function(ACTIVE_GAMES.count)
 
 
-def _reason_of(context: grpc.ServicerContext) -> str:
+def _reason_of(context: grpc.aio.ServicerContext[Any, Any]) -> str:
     """The ErrorInfo reason in the status details the servicer attached, or ``UNKNOWN``."""
     for key, value in context.trailing_metadata() or ():
         if key == _STATUS_DETAILS_KEY and isinstance(value, bytes):
@@ -119,40 +119,42 @@ def _count_accepted(method: str, request: Any, reply: Any) -> None:
     ACTIVE_GAMES.touch(game_id, over=reply.view.status == game_pb2.GAME_STATUS_FINISHED)
 
 
-def _record(method: str, request: Any, reply: Any, context: grpc.ServicerContext) -> None:
+def _record(
+    method: str, request: Any, reply: Any, context: grpc.aio.ServicerContext[Any, Any]
+) -> None:
     if reply is not None:
         _count_accepted(method, request, reply)
         return
-    code = context.code()  # type: ignore[attr-defined]
+    code = context.code()
     code_name = code.name if isinstance(code, grpc.StatusCode) else "UNKNOWN"
     REJECTIONS.labels(method, code_name, _reason_of(context)).inc()
 
 
 if TYPE_CHECKING:  # generic only in the type stubs
     _Handler = grpc.RpcMethodHandler[Any, Any]
-    _ServerInterceptor = grpc.ServerInterceptor[Any, Any]
+    _AioInterceptor = grpc.aio.ServerInterceptor[Any, Any]
 else:
     _Handler = grpc.RpcMethodHandler
-    _ServerInterceptor = grpc.ServerInterceptor
+    _AioInterceptor = grpc.aio.ServerInterceptor
 
 
-class MetricsInterceptor(_ServerInterceptor):
-    """Times every unary EngineService call and counts its outcome; other services pass.
+class MetricsInterceptor(_AioInterceptor):
+    """Times every unary EngineService call and counts its outcome.
 
-    The timed handler of each method is built once and reused, since gRPC asks for a
-    handler on every call.
+    Streams and other services pass through untouched. The timed handler of each method is
+    built once and reused, since gRPC asks for a handler on every call.
     """
 
     def __init__(self) -> None:
         self._timed: dict[str, tuple[_Handler, _Handler]] = {}
 
-    def intercept_service(
+    async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler[Any, Any] | None],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[_Handler]],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler[Any, Any] | None:
-        """Wrap the EngineService handler of this call, if it is one."""
-        handler = continuation(handler_call_details)
+    ) -> _Handler:
+        """Wrap the EngineService handler of this call, if it is a unary one."""
+        handler = await continuation(handler_call_details)
         cached = self._timed.get(handler_call_details.method)
         if cached is not None and cached[0] is handler:
             return cached[1]
@@ -164,19 +166,15 @@ class MetricsInterceptor(_ServerInterceptor):
         return timed
 
 
-def _timed(
-    method: str,
-    behaviour: Callable[[Any, grpc.ServicerContext], Any],
-    handler: grpc.RpcMethodHandler[Any, Any],
-) -> _Handler:
+def _timed(method: str, behaviour: Callable[[Any, Any], Any], handler: _Handler) -> _Handler:
     """``handler`` (whose unary behaviour is ``behaviour``) with its calls timed and counted."""
     latency = RPC_DURATION.labels(method)
 
-    def observed(request: Any, context: grpc.ServicerContext) -> Any:
+    async def observed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         started = time.perf_counter()
         reply = None
         try:
-            reply = behaviour(request, context)
+            reply = await behaviour(request, context)
             return reply
         finally:
             latency.observe(time.perf_counter() - started)

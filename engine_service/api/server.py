@@ -1,23 +1,24 @@
-"""Build, run and stop the gRPC server.
+"""Build, run and stop the gRPC server (``grpc.aio``).
 
-:func:`build_server` returns the server and the port it bound, so tests can serve on port 0;
-:func:`main` serves until SIGTERM or Ctrl-C, then lets in-flight calls finish.
+:func:`build_server` returns the parts of a ready server and the port it bound, so tests can
+serve on port 0; :func:`main` serves until SIGTERM or Ctrl-C, then ends open watch streams
+(they resume elsewhere from their last version) and lets in-flight calls finish.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import signal
-import threading
-from collections.abc import Sequence
-from concurrent import futures
-from types import FrameType
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
 from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
 from engine_service.api import metrics
@@ -25,59 +26,95 @@ from engine_service.api.logs import configure_logging
 from engine_service.api.servicer import EngineServicer
 from engine_service.app.engine import Engine
 from engine_service.settings import Settings, parse_settings
+from engine_service.store.redis_feed import RedisEventFeed
 from engine_service.store.redis_store import RedisGameStore
 
 SERVICE_NAME = engine_service_pb2.DESCRIPTOR.services_by_name["EngineService"].full_name
+REDIS_CONNECTIONS = 64
 log = logging.getLogger(__name__)
 
 
 def new_grpc_server(
-    workers: int, interceptors: Sequence[grpc.ServerInterceptor[Any, Any]] = ()
-) -> grpc.Server:
-    """The gRPC server every engine process runs: ``workers`` handler threads.
+    interceptors: Sequence[grpc.aio.ServerInterceptor[Any, Any]] = (),
+) -> grpc.aio.Server:
+    """The gRPC server every engine process runs: one asyncio loop, no handler threads.
 
     ``SO_REUSEPORT`` lets several processes serve one address. The benchmarks build their
     floor server with this too (without interceptors), so both are measured on the same kind
     of server.
     """
-    return grpc.server(
-        futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rpc"),
-        interceptors=list(interceptors),
-        options=[("grpc.so_reuseport", 1)],
-    )
+    return grpc.aio.server(interceptors=list(interceptors), options=[("grpc.so_reuseport", 1)])
 
 
-def build_server(settings: Settings) -> tuple[grpc.Server, int, health.HealthServicer]:
+@dataclass
+class EngineServer:
+    """A built server with the parts it must start and stop in order."""
+
+    server: grpc.aio.Server
+    port: int
+    health: HealthServicer
+    feed: RedisEventFeed
+    store: RedisGameStore
+
+    async def start(self) -> None:
+        """Follow event streams, then take calls."""
+        await self.feed.start()
+        await self.server.start()
+
+    async def stop(self, grace_seconds: float) -> None:
+        """Report NOT_SERVING, end watch streams, let unary calls finish, close Redis."""
+        await self.health.enter_graceful_shutdown()
+        await self.feed.stop()
+        await self.server.stop(grace_seconds)
+        await self.store.client.aclose()
+
+
+async def build_server(settings: Settings) -> EngineServer:
     """A ready-to-start server with the engine, health checking and (optionally) reflection.
 
     Raises:
         RuntimeError: the address could not be bound.
     """
     store = RedisGameStore.from_url(
-        settings.redis_url, settings.game_ttl_seconds, max_connections=settings.workers + 4
+        settings.redis_url,
+        settings.game_ttl_seconds,
+        settings.event_retention,
+        max_connections=REDIS_CONNECTIONS,
     )
+    feed = RedisEventFeed(settings.redis_url, store.client, settings.watcher_queue_limit)
     interceptors = [metrics.MetricsInterceptor()] if settings.metrics_port else []
-    server = new_grpc_server(settings.workers, interceptors)
-    engine_service_pb2_grpc.add_EngineServiceServicer_to_server(
-        EngineServicer(Engine(store)), server
-    )
-    health_servicer = health.HealthServicer()
+    server = new_grpc_server(interceptors)
+    servicer = EngineServicer(Engine(store), feed, settings.watch_idle_seconds)
+    engine_service_pb2_grpc.add_EngineServiceServicer_to_server(servicer, server)
+    health_servicer = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in (SERVICE_NAME, ""):
-        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     if settings.reflection:
         names = (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
         reflection.enable_server_reflection(names, server)
     port = server.add_insecure_port(settings.address)
     if port == 0:
         raise RuntimeError(f"cannot bind {settings.address}")
-    return server, port, health_servicer
+    return EngineServer(server, port, health_servicer, feed, store)
 
 
-def serve(settings: Settings, ready: threading.Event | None = None) -> None:
-    """Serve, with the metrics exporter when the settings ask for one, until stopped."""
-    with metrics_exporter(settings):
-        serve_until_stopped(settings, ready)
+async def serve_until(
+    settings: Settings, stop: asyncio.Event, on_ready: Callable[[int], None] | None = None
+) -> None:
+    """Serve until ``stop`` is set, then drain for the grace period."""
+    engine_server = await build_server(settings)
+    await engine_server.start()
+    host = settings.address.rsplit(":", 1)[0]
+    log.info(
+        "serving", extra={"address": f"{host}:{engine_server.port}", "redis": settings.redis_url}
+    )
+    if on_ready is not None:
+        on_ready(engine_server.port)
+    await stop.wait()
+    log.info("draining", extra={"grace_seconds": settings.grace_seconds})
+    await engine_server.stop(settings.grace_seconds)
+    log.info("stopped")
 
 
 def metrics_exporter(settings: Settings) -> contextlib.AbstractContextManager[None]:
@@ -87,26 +124,18 @@ def metrics_exporter(settings: Settings) -> contextlib.AbstractContextManager[No
     return metrics.exporter(settings.address, settings.metrics_port)
 
 
-def serve_until_stopped(settings: Settings, ready: threading.Event | None = None) -> None:
-    """Serve until SIGTERM/SIGINT, then stop taking calls and drain for the grace period."""
-    server, port, health_servicer = build_server(settings)
-    stop = threading.Event()
-
-    def request_stop(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
+async def _serve_until_signalled(settings: Settings) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, request_stop)
-    server.start()
-    host = settings.address.rsplit(":", 1)[0]
-    log.info("serving", extra={"address": f"{host}:{port}", "redis": settings.redis_url})
-    if ready is not None:
-        ready.set()
-    stop.wait()
-    log.info("draining", extra={"grace_seconds": settings.grace_seconds})
-    health_servicer.enter_graceful_shutdown()
-    server.stop(settings.grace_seconds).wait()
-    log.info("stopped")
+        loop.add_signal_handler(signum, stop.set)
+    await serve_until(settings, stop)
+
+
+def serve(settings: Settings) -> None:
+    """Serve, with the metrics exporter when the settings ask for one, until SIGTERM/SIGINT."""
+    with metrics_exporter(settings):
+        asyncio.run(_serve_until_signalled(settings))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -1,7 +1,9 @@
 """EngineService handlers: decode the request, call the use case, encode the reply.
 
 Each handler is a few lines; errors never leave as Python exceptions but as statuses with
-details (:mod:`engine_service.api.errors`), and every call is logged as one JSON line.
+details (:mod:`engine_service.api.errors`), and every call is logged as one JSON line (a
+stream when it ends). Handlers are coroutines on the ``grpc.aio`` server, so an open watch
+costs a suspended coroutine, not a thread.
 """
 
 from __future__ import annotations
@@ -9,117 +11,181 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import Callable
-from typing import Final, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Final, TypeVar
 
 import grpc
 from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc
+from google.rpc import status_pb2
 
 from engine_service.api import messages
 from engine_service.api.errors import abort, status_for, unexpected_status
 from engine_service.app.engine import Engine
+from engine_service.app.watch import watch
 from engine_service.core.errors import EngineError
+from engine_service.store.protocol import EventFeed
 
 TOKEN_HEADER: Final = "x-seat-token"
 log = logging.getLogger("engine_service.rpc")
 
 RequestT = TypeVar("RequestT")
 ReplyT = TypeVar("ReplyT")
-Handler = Callable[["EngineServicer", RequestT, grpc.ServicerContext], ReplyT]
+Context = grpc.aio.ServicerContext[Any, Any]
+UnaryHandler = Callable[["EngineServicer", RequestT, Context], Awaitable[ReplyT]]
+StreamHandler = Callable[["EngineServicer", RequestT, Context], AsyncIterator[ReplyT]]
 
 
-def rpc(handler: Handler[RequestT, ReplyT]) -> Handler[RequestT, ReplyT]:
+def _log_call(name: str, request: Any, outcome: str, started: float) -> None:
+    log.info(
+        "rpc",
+        extra={
+            "rpc": name,
+            "game_id": getattr(request, "game_id", None),
+            "result": outcome,
+            "ms": round((time.perf_counter() - started) * 1000, 3),
+        },
+    )
+
+
+def _status_of(error: Exception, name: str) -> tuple[str, status_pb2.Status]:
+    """The logged outcome and the status that reports ``error``."""
+    if isinstance(error, EngineError):
+        return error.reason, status_for(error)
+    return "UNEXPECTED", unexpected_status(error, name)
+
+
+def rpc(handler: UnaryHandler[RequestT, ReplyT]) -> UnaryHandler[RequestT, ReplyT]:
     """Turn domain errors into statuses, hide unexpected ones, and log the call."""
 
     @functools.wraps(handler)
-    def wrapper(self: EngineServicer, request: RequestT, context: grpc.ServicerContext) -> ReplyT:
+    async def wrapper(self: EngineServicer, request: RequestT, context: Context) -> ReplyT:
         started = time.perf_counter()
         outcome = "OK"
         try:
-            return handler(self, request, context)
-        except EngineError as error:
-            outcome = error.reason
-            abort(context, status_for(error))
+            return await handler(self, request, context)
         except Exception as error:  # the boundary: nothing may escape raw
-            outcome = "UNEXPECTED"
-            abort(context, unexpected_status(error, handler.__name__))
+            outcome, status = _status_of(error, handler.__name__)
+            await abort(context, status)
         finally:
-            log.info(
-                "rpc",
-                extra={
-                    "rpc": handler.__name__,
-                    "game_id": getattr(request, "game_id", None),
-                    "result": outcome,
-                    "ms": round((time.perf_counter() - started) * 1000, 3),
-                },
-            )
+            _log_call(handler.__name__, request, outcome, started)
         raise AssertionError("abort() always raises")  # pragma: no cover
 
     return wrapper
 
 
-def token_of(context: grpc.ServicerContext) -> str | None:
+def stream_rpc(handler: StreamHandler[RequestT, ReplyT]) -> StreamHandler[RequestT, ReplyT]:
+    """:func:`rpc` for a server stream: errors end the stream with a status."""
+
+    @functools.wraps(handler)
+    async def wrapper(
+        self: EngineServicer, request: RequestT, context: Context
+    ) -> AsyncIterator[ReplyT]:
+        started = time.perf_counter()
+        outcome = "OK"
+        try:
+            async for reply in handler(self, request, context):
+                yield reply
+        except Exception as error:  # the boundary: nothing may escape raw
+            outcome, status = _status_of(error, handler.__name__)
+            await abort(context, status)
+        finally:
+            _log_call(handler.__name__, request, outcome, started)
+
+    return wrapper
+
+
+def token_of(context: Context) -> str | None:
     """The seat token sent as metadata, if any."""
-    for key, value in context.invocation_metadata():
+    for key, value in context.invocation_metadata() or ():
         if key == TOKEN_HEADER:
             return value if isinstance(value, str) else value.decode()
     return None
 
 
 class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
-    """The EngineService over one :class:`Engine`."""
+    """The EngineService over one :class:`Engine` and this process's event feed."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, feed: EventFeed, watch_idle_seconds: float) -> None:
         self._engine = engine
+        self._feed = feed
+        self._idle = watch_idle_seconds
 
     @rpc
-    def ListGameTypes(
-        self, request: engine_service_pb2.ListGameTypesRequest, context: grpc.ServicerContext
+    async def ListGameTypes(
+        self, request: engine_service_pb2.ListGameTypesRequest, context: Context
     ) -> engine_service_pb2.ListGameTypesResponse:
         """Every hosted game with its options."""
         types = [messages.encode_game_type(spec) for spec in self._engine.game_types]
         return engine_service_pb2.ListGameTypesResponse(game_types=types)
 
     @rpc
-    def CreateGame(
-        self, request: engine_service_pb2.CreateGameRequest, context: grpc.ServicerContext
+    async def CreateGame(
+        self, request: engine_service_pb2.CreateGameRequest, context: Context
     ) -> engine_service_pb2.CreateGameResponse:
         """Deal a game and hand out the human seats' tokens."""
         spec = self._engine.spec(request.game_type)
         config = messages.config_of(spec, request.options)
         seed = request.seed if request.HasField("seed") else None
-        created = self._engine.create_game(spec.name, config, messages.seats_of(request), seed)
+        seats = messages.seats_of(request)
+        created = await self._engine.create_game(spec.name, config, seats, seed)
         return messages.encode_created(created)
 
     @rpc
-    def GetGameView(
-        self, request: engine_service_pb2.GetGameViewRequest, context: grpc.ServicerContext
+    async def GetGameView(
+        self, request: engine_service_pb2.GetGameViewRequest, context: Context
     ) -> engine_service_pb2.GetGameViewResponse:
         """A seat's or a spectator's view."""
         seat = request.seat if request.HasField("seat") else None
         game_id = messages.game_id_of(request.game_id)
-        seat_view = self._engine.view(game_id, seat, token_of(context))
+        seat_view = await self._engine.view(game_id, seat, token_of(context))
         return engine_service_pb2.GetGameViewResponse(view=messages.encode_view(seat_view))
 
     @rpc
-    def SubmitAction(
-        self, request: engine_service_pb2.SubmitActionRequest, context: grpc.ServicerContext
+    async def SubmitAction(
+        self, request: engine_service_pb2.SubmitActionRequest, context: Context
     ) -> engine_service_pb2.SubmitActionResponse:
         """Apply one action and the bots' replies."""
         game_id = messages.game_id_of(request.game_id)
         request_id = messages.request_id_of(request.request_id)
         expected = messages.version_of(request.expected_version)
         game, action = messages.action_of(request.action)
-        seat_view = self._engine.submit(
+        seat_view = await self._engine.submit(
             game_id, request.seat, token_of(context), expected, request_id, game, action
         )
         return engine_service_pb2.SubmitActionResponse(view=messages.encode_view(seat_view))
 
     @rpc
-    def GetActionLog(
-        self, request: engine_service_pb2.GetActionLogRequest, context: grpc.ServicerContext
+    async def GetActionLog(
+        self, request: engine_service_pb2.GetActionLogRequest, context: Context
     ) -> engine_service_pb2.GetActionLogResponse:
-        """The log, redacted for the reader while the game runs."""
+        """A page of the log, redacted for the reader while the game runs."""
         seat = request.seat if request.HasField("seat") else None
         game_id = messages.game_id_of(request.game_id)
-        return messages.encode_log(self._engine.action_log(game_id, seat, token_of(context)))
+        start = messages.page_start(request, game_id, seat)
+        page = await self._engine.action_log(
+            game_id, seat, token_of(context), start, request.page_size
+        )
+        token = ""
+        if page.next_index is not None:
+            token = messages.page_token(game_id, seat, request.page_size, page.next_index)
+        return messages.encode_log(page, token)
+
+    @stream_rpc
+    async def WatchGame(
+        self, request: engine_service_pb2.WatchGameRequest, context: Context
+    ) -> AsyncIterator[engine_service_pb2.WatchGameResponse]:
+        """Every version after ``from_version`` as the viewer may see it, then new ones live."""
+        seat = request.seat if request.HasField("seat") else None
+        game_id = messages.game_id_of(request.game_id)
+        items = watch(
+            self._engine,
+            self._feed,
+            game_id,
+            seat,
+            token_of(context),
+            request.from_version,
+            events_only=request.events_only,
+            idle_seconds=self._idle,
+        )
+        async for item in items:
+            yield messages.encode_watch_item(item)

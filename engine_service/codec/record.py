@@ -6,7 +6,8 @@ rejected action can be shown to leave them untouched.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from cardengine.internal.v1 import snapshot_pb2
@@ -14,6 +15,7 @@ from cardengine.v1 import game_pb2
 
 from engine_service.codec.registry import CODECS
 from engine_service.core.errors import MalformedRequest
+from engine_service.core.events import Event
 from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
 
 PLAYER_TYPES: Final[Mapping[PlayerKind, game_pb2.PlayerType.ValueType]] = {
@@ -65,13 +67,49 @@ def decode_record(data: bytes) -> GameRecord:
     )
 
 
-def encode_log_entry(game_type: str, seat: int, action: Any) -> bytes:
+@dataclass(frozen=True, slots=True)
+class LoggedAction:
+    """A decoded log entry: who acted, what they did and when it was applied."""
+
+    seat: int
+    action: Any
+    applied_at_ms: int
+
+
+def encode_log_entry(game_type: str, seat: int, action: Any, applied_at_ms: int = 0) -> bytes:
     """One stored action-log entry."""
-    stored = snapshot_pb2.StoredAction(seat=seat, action=CODECS[game_type].encode_action(action))
+    stored = snapshot_pb2.StoredAction(
+        seat=seat, action=CODECS[game_type].encode_action(action), applied_at_ms=applied_at_ms
+    )
     return stored.SerializeToString(deterministic=True)
 
 
-def decode_log_entry(game_type: str, data: bytes) -> tuple[int, Any]:
-    """The (seat, action) of a stored log entry."""
+def decode_log_entry(game_type: str, data: bytes) -> LoggedAction:
+    """The seat, action and time of a stored log entry."""
     stored = snapshot_pb2.StoredAction.FromString(data)
-    return stored.seat, CODECS[game_type].decode_action(stored.action)
+    action = CODECS[game_type].decode_action(stored.action)
+    return LoggedAction(stored.seat, action, stored.applied_at_ms)
+
+
+def encode_events(game_type: str, events: Sequence[Event]) -> bytes:
+    """The stored form of one version's events, private parts marked with their seat."""
+    codec = CODECS[game_type]
+    stored = snapshot_pb2.StoredEvents()
+    for event in events:
+        item = stored.events.add(event=codec.encode_event(event.fact))
+        if event.audience is not None:
+            item.audience = event.audience
+    return stored.SerializeToString(deterministic=True)
+
+
+def visible_events(data: bytes, viewer: int | None) -> list[game_pb2.GameEvent]:
+    """The events of one version that ``viewer`` (``None``: a spectator) may see, in order.
+
+    The one place stored events are redacted: a private event reaches its own seat only.
+    """
+    stored = snapshot_pb2.StoredEvents.FromString(data)
+    return [
+        item.event
+        for item in stored.events
+        if not item.HasField("audience") or item.audience == viewer
+    ]

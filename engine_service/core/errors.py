@@ -107,3 +107,21 @@ class VersionConflict(EngineError):
         super().__init__(f"expected version {expected}, but the game is at version {current}")
         self.expected = expected
         self.current = current
+
+
+class VersionExpired(EngineError):
+    """A watch asked for versions older than the events kept (OUT_OF_RANGE): reload the view."""
+
+    reason = "VERSION_EXPIRED"
+
+
+class WatcherTooSlow(EngineError):
+    """A watcher fell too far behind and was cut off (RESOURCE_EXHAUSTED): watch again."""
+
+    reason = "WATCHER_TOO_SLOW"
+
+
+class ShuttingDown(EngineError):
+    """The server is stopping (UNAVAILABLE): watch again, on this or another server."""
+
+    reason = "SHUTTING_DOWN"

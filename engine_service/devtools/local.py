@@ -6,18 +6,21 @@ to a real Redis and a real gRPC server rather than to stand-ins.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import redis
 
-from engine_service.api.server import build_server, metrics_exporter
+from engine_service.api.server import metrics_exporter, serve_until
 from engine_service.settings import Settings
 
 STARTUP_SECONDS = 15.0
@@ -75,32 +78,77 @@ def redis_server(data_dir: Path | None = None, *, port: int | None = None) -> It
             process.wait(timeout=STARTUP_SECONDS)
 
 
+class _ServerThread(threading.Thread):
+    """An engine server on its own asyncio loop in a background thread."""
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(name="engine-server", daemon=True)
+        self._settings = settings
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop_event: asyncio.Event | None = None
+        self.port = 0
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            asyncio.run(self._serve())
+        except BaseException as error:  # reported to the starting thread
+            self.error = error
+        finally:
+            self._ready.set()
+
+    async def _serve(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stop_event = asyncio.Event()
+        await serve_until(self._settings, self._stop_event, self._on_ready)
+
+    def _on_ready(self, port: int) -> None:
+        self.port = port
+        self._ready.set()
+
+    def wait_ready(self) -> int:
+        """The bound port, once serving; re-raises what stopped the server from starting."""
+        if not self._ready.wait(STARTUP_SECONDS) or self.error is not None or not self.port:
+            raise RuntimeError("the engine server did not start") from self.error
+        return self.port
+
+    def stop(self) -> None:
+        """Drain and stop the server, and wait for its thread."""
+        if self._loop is not None and self._stop_event is not None and self.is_alive():
+            self._loop.call_soon_threadsafe(self._stop_event.set)
+        self.join(STARTUP_SECONDS + self._settings.grace_seconds)
+
+
 @contextlib.contextmanager
 def local_service(
     redis_url: str | None = None,
     *,
-    workers: int = 8,
     game_ttl_seconds: int = 3600,
     metrics_port: int = 0,
+    **overrides: Any,
 ) -> Iterator[str]:
-    """Run an engine server in this process; yields ``127.0.0.1:PORT``.
+    """Run an engine server in this process (its own thread and loop); yields ``127.0.0.1:PORT``.
 
     Without ``redis_url`` a private redis-server is started for it and stopped after; with
-    ``metrics_port`` it serves Prometheus metrics there too.
+    ``metrics_port`` it serves Prometheus metrics there too; ``overrides`` set other
+    :class:`~engine_service.settings.Settings` fields.
     """
     with contextlib.ExitStack() as stack:
         url = redis_url or stack.enter_context(redis_server())
         settings = Settings(
             address="127.0.0.1:0",
             redis_url=url,
-            workers=workers,
             game_ttl_seconds=game_ttl_seconds,
             metrics_port=metrics_port,
+            grace_seconds=1.0,
+            **overrides,
         )
         stack.enter_context(metrics_exporter(settings))
-        server, port, _ = build_server(settings)
-        server.start()
+        thread = _ServerThread(settings)
+        thread.start()
         try:
+            port = thread.wait_ready()
             yield f"127.0.0.1:{port}"
         finally:
-            server.stop(1.0).wait()
+            thread.stop()

@@ -1,4 +1,4 @@
-"""Record one golden game per registered game: ``python -m tests.golden.record`` (``make golden``).
+"""Record one golden game per registered game: ``python -m tests.golden.record [GAME...]`` (``make golden``).
 
 Run it only after an intended rules change, and read the diff: every changed line is a change
 in what some seat sees. Bots choose the moves here; the golden test never runs the bots, it
@@ -8,6 +8,7 @@ replays the recorded actions, so a change in a bot does not break the golden fil
 from __future__ import annotations
 
 import random
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -67,8 +68,9 @@ def play(name: str, recording: Recording) -> list[tuple[int, Any]]:
     return actions
 
 
-def main() -> None:
-    for name in sorted(REGISTRY):
+def main(names: list[str]) -> None:
+    """Record the games named (every registered game when none is)."""
+    for name in names or sorted(REGISTRY):
         if name not in RECORDINGS:
             raise SystemExit(f"no Recording for {name!r}: add one to RECORDINGS in {__file__}")
         recording = RECORDINGS[name]
@@ -79,4 +81,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -163,6 +163,35 @@ def assert_malformed(
     assert_invalid_field(failure, field)
 
 
+def filled_choice(choice: Any, cards: Sequence[Any]) -> game_pb2.Action:
+    """The action a ``CardChoice`` describes, with ``cards`` filled in."""
+    action = game_pb2.Action()
+    action.CopyFrom(choice.action)
+    game = action.WhichOneof("game")
+    inner = getattr(action, game)
+    kind = inner.WhichOneof("action")
+    getattr(inner, kind).cards.extend(cards)
+    return action
+
+
+def first_legal(seat_view: Any) -> game_pb2.Action:
+    """The first listed legal action, or the first cards of the first card choice."""
+    if seat_view.legal_actions:
+        return seat_view.legal_actions[0]
+    choice = seat_view.legal_choices[0]
+    return filled_choice(choice, choice.cards[: choice.count])
+
+
+def random_legal(seat_view: Any, rng: random.Random) -> game_pb2.Action:
+    """A legal action drawn from the listed ones and the card choices, choices expanded."""
+    options = list(seat_view.legal_actions) + list(seat_view.legal_choices)
+    index = rng.randrange(len(options))
+    if index < len(seat_view.legal_actions):
+        return options[index]
+    choice = options[index]
+    return filled_choice(choice, rng.sample(list(choice.cards), choice.count))
+
+
 def play_randomly(
     stub: Any, game_id: str, seat: int, token: str, rng: random.Random, moves: int
 ) -> Any:
@@ -171,7 +200,7 @@ def play_randomly(
     for _ in range(moves):
         if seat_view.status != game_pb2.GAME_STATUS_IN_PROGRESS:
             break
-        action = rng.choice(seat_view.legal_actions)
+        action = random_legal(seat_view, rng)
         seat_view = submit(stub, game_id, seat, token, action, seat_view.version)
     return seat_view
 
@@ -180,8 +209,7 @@ def finish(stub: Any, game_id: str, seat: int, token: str, rng: random.Random | 
     """Play ``seat`` to the end (first legal action, or a random one); its final view."""
     seat_view = view(stub, game_id, seat, token)
     while seat_view.status == game_pb2.GAME_STATUS_IN_PROGRESS:
-        legal = seat_view.legal_actions
-        action = rng.choice(legal) if rng else legal[0]
+        action = random_legal(seat_view, rng) if rng else first_legal(seat_view)
         seat_view = submit(stub, game_id, seat, token, action, seat_view.version)
     return seat_view
 

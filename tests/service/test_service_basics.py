@@ -7,7 +7,16 @@ from cardengine.v1 import game_pb2, hearts_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from tests.service.rpc_helpers import HEURISTIC, HUMAN, RANDOM, create, submit, tokens_of, view
+from tests.service.rpc_helpers import (
+    HEURISTIC,
+    HUMAN,
+    RANDOM,
+    create,
+    first_legal,
+    submit,
+    tokens_of,
+    view,
+)
 
 
 def test_list_game_types_shows_hearts_options_with_defaults(stub):
@@ -40,7 +49,12 @@ def test_seat_view_shows_own_hand_and_legal_passes(stub):
     seat_view = view(stub, created.game_id, 0, tokens_of(created)[0])
     assert seat_view.viewer_seat == 0
     assert len(seat_view.hearts.hand) == 13
-    assert len(seat_view.legal_actions) == 286  # every choice of 3 cards out of 13 (H-R2)
+    # H-R2: any 3 of the 13 cards, given as one choice rather than 286 listed actions
+    assert not seat_view.legal_actions
+    (choice,) = seat_view.legal_choices
+    assert list(choice.cards) == list(seat_view.hearts.hand) and choice.count == 3
+    assert choice.action.hearts.HasField("pass_cards") and not choice.action.hearts.pass_cards.cards
+    assert seat_view.ByteSize() < 1024
     assert seat_view.hearts.options.target == 100
 
 
@@ -65,7 +79,7 @@ def test_one_human_plays_a_whole_game_against_bots(stub):
     moves = 0
     while current.status == game_pb2.GAME_STATUS_IN_PROGRESS:
         assert list(current.to_act) == [0]
-        current = submit(stub, created.game_id, 0, token, current.legal_actions[0], current.version)
+        current = submit(stub, created.game_id, 0, token, first_legal(current), current.version)
         moves += 1
     assert moves > 13
     assert current.outcome.summary

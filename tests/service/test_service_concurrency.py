@@ -14,8 +14,10 @@ from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import engine_service_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from engine_service.codec.record import decode_log_entry, decode_record
 from engine_service.devtools.local import free_port, local_service
-from engine_service.store.redis_store import game_key
+from engine_service.games import REGISTRY
+from engine_service.store.redis_store import game_key, log_key
 from tests.service.rpc_helpers import (
     HUMAN,
     ONE_WINS,
@@ -23,6 +25,8 @@ from tests.service.rpc_helpers import (
     Move,
     create,
     failure_of,
+    filled_choice,
+    first_legal,
     race,
     stored,
     submit,
@@ -31,14 +35,61 @@ from tests.service.rpc_helpers import (
 )
 
 
-def test_two_clients_racing_on_one_version_exactly_one_wins(stub, redis_client):
-    for round_ in range(20):
+def test_h_r2_four_humans_passing_at_once_all_succeed(stub, redis_client):
+    """H-R2: simultaneous passes only change other seats' secrets, so none is ABORTED."""
+    for round_ in range(10):
         created = create(stub, [HUMAN, HUMAN, HUMAN, HUMAN], seed=round_)
         tokens = tokens_of(created)
-        views = {s: view(stub, created.game_id, s, tokens[s]) for s in (0, 1)}
-        moves = [Move(s, tokens[s], views[s].legal_actions[0], views[s].version) for s in (0, 1)]
+        views = {s: view(stub, created.game_id, s, tokens[s]) for s in range(4)}
+        moves = [Move(s, tokens[s], first_legal(views[s]), views[s].version) for s in range(4)]
+        assert race(stub, created.game_id, moves) == ["ok"] * 4
+        assert int(stored(redis_client, created.game_id)[b"v"]) == 5
+        replayed, state = replay_of_stored_log(redis_client, created.game_id)
+        assert replayed == state
+
+
+def replay_of_stored_log(redis_client, game_id):
+    """The state the stored seed and log lead to, and the stored state."""
+    record = decode_record(stored(redis_client, game_id)[b"s"])
+    rules = REGISTRY[record.game_type].make_rules(record.config)
+    state = rules.new_game(record.seed)
+    for raw in redis_client.lrange(log_key(game_id), 0, -1):
+        logged = decode_log_entry(record.game_type, raw)
+        state = rules.apply(state, logged.seat, logged.action)
+    return state, record.state
+
+
+def test_a_seat_racing_itself_has_exactly_one_winner(stub, redis_client):
+    for round_ in range(10):
+        created = create(stub, [HUMAN, HUMAN, HUMAN, HUMAN], seed=round_)
+        token = tokens_of(created)[0]
+        start = view(stub, created.game_id, 0, token)
+        choice = start.legal_choices[0]
+        passes = [filled_choice(choice, choice.cards[i : i + 3]) for i in (0, 3)]
+        moves = [Move(0, token, action, start.version) for action in passes]
         assert race(stub, created.game_id, moves) == ONE_WINS
         assert int(stored(redis_client, created.game_id)[b"v"]) == 2
+
+
+def test_a_stale_version_after_a_visible_change_is_aborted(stub, redis_client):
+    created = create(stub, [HUMAN, HUMAN, HUMAN, HUMAN], seed=4)
+    tokens = tokens_of(created)
+    for seat in range(4):
+        seat_view = view(stub, created.game_id, seat, tokens[seat])
+        submit(stub, created.game_id, seat, tokens[seat], first_legal(seat_view), 1 + seat)
+    views = {s: view(stub, created.game_id, s, tokens[s]) for s in range(4)}
+    leader = views[0].to_act[0]
+    follower = (leader + 1) % 4
+    submit(stub, created.game_id, leader, tokens[leader], first_legal(views[leader]), 5)
+    before = stored(redis_client, created.game_id)
+    failure = failure_of(
+        lambda: submit(
+            stub, created.game_id, follower, tokens[follower], first_legal(views[leader]), 5
+        )
+    )
+    assert (failure.code, failure.reason) == (grpc.StatusCode.ABORTED, "VERSION_MISMATCH")
+    assert failure.metadata == {"expectedVersion": "5", "currentVersion": "6"}
+    assert stored(redis_client, created.game_id) == before
 
 
 def test_retry_with_the_same_request_id_returns_the_first_result_and_applies_nothing(
@@ -49,12 +100,12 @@ def test_retry_with_the_same_request_id_returns_the_first_result_and_applies_not
     seat_view = view(stub, created.game_id, 0, token)
     request_id = uuid.uuid4().hex
     first = submit(
-        stub, created.game_id, 0, token, seat_view.legal_actions[0], seat_view.version, request_id
+        stub, created.game_id, 0, token, first_legal(seat_view), seat_view.version, request_id
     )
     after_first = stored(redis_client, created.game_id)
     log_length = len(stub.GetActionLog(api.GetActionLogRequest(game_id=created.game_id)).entries)
     again = submit(
-        stub, created.game_id, 0, token, seat_view.legal_actions[0], seat_view.version, request_id
+        stub, created.game_id, 0, token, first_legal(seat_view), seat_view.version, request_id
     )
     assert again == first
     assert stored(redis_client, created.game_id) == after_first
@@ -63,9 +114,7 @@ def test_retry_with_the_same_request_id_returns_the_first_result_and_applies_not
         == log_length
     )
     # the same id from the same seat with a later move still answers with the first result
-    later = submit(
-        stub, created.game_id, 0, token, first.legal_actions[0], first.version, request_id
-    )
+    later = submit(stub, created.game_id, 0, token, first_legal(first), first.version, request_id)
     assert later == first
 
 
@@ -75,7 +124,7 @@ def test_every_move_refreshes_the_expiry(stub, redis_client):
     key = game_key(created.game_id)
     redis_client.expire(key, 100)
     seat_view = view(stub, created.game_id, 0, token)
-    submit(stub, created.game_id, 0, token, seat_view.legal_actions[0], seat_view.version)
+    submit(stub, created.game_id, 0, token, first_legal(seat_view), seat_view.version)
     assert redis_client.ttl(key) > 100
 
 
@@ -104,6 +153,8 @@ def second_server(redis_url):
             f"127.0.0.1:{port}",
             "--redis-url",
             redis_url,
+            "--metrics-port",
+            "0",
         ],
         env={**os.environ, "ENGINE_LOG_LEVEL": "WARNING"},
     )
@@ -132,7 +183,5 @@ def test_a_second_process_serves_a_game_the_first_created(stub, second_server):
         other = engine_service_pb2_grpc.EngineServiceStub(channel)
         seat_view = view(other, created.game_id, 0, token)
         assert seat_view == view(stub, created.game_id, 0, token)
-        after = submit(
-            other, created.game_id, 0, token, seat_view.legal_actions[0], seat_view.version
-        )
+        after = submit(other, created.game_id, 0, token, first_legal(seat_view), seat_view.version)
     assert view(stub, created.game_id, 0, token) == after

@@ -16,6 +16,7 @@ from tests.service.rpc_helpers import (
     create,
     failure_changing_nothing,
     failure_of,
+    first_legal,
     stored,
     submit,
     token_md,
@@ -52,9 +53,7 @@ def playing(stub):
     created = create(stub, [HUMAN, RANDOM, RANDOM, RANDOM], seed=4)
     token = tokens_of(created)[0]
     seat_view = view(stub, created.game_id, 0, token)
-    seat_view = submit(
-        stub, created.game_id, 0, token, seat_view.legal_actions[0], seat_view.version
-    )
+    seat_view = submit(stub, created.game_id, 0, token, first_legal(seat_view), seat_view.version)
     return created.game_id, token, seat_view
 
 
@@ -178,7 +177,7 @@ def test_seat_one_token_can_neither_read_nor_act_for_seat_two(stub, redis_client
     assert (failure.code, failure.reason) == (grpc.StatusCode.PERMISSION_DENIED, "SEAT_NOT_YOURS")
     seat_two = view(stub, game_id, 2, tokens[2])
     failure = failure_of(
-        lambda: submit(stub, game_id, 2, tokens[1], seat_two.legal_actions[0], seat_two.version)
+        lambda: submit(stub, game_id, 2, tokens[1], first_legal(seat_two), seat_two.version)
     )
     assert failure.code is grpc.StatusCode.PERMISSION_DENIED
     log_request = api.GetActionLogRequest(game_id=game_id, seat=2)
@@ -275,13 +274,23 @@ def test_illegal_play_names_the_rule_and_changes_nothing(stub, redis_client, pla
 
 
 def test_stale_version_is_aborted_and_changes_nothing(stub, redis_client, game):
+    """A version from before the seat's own move: the seat has seen the game change."""
     game_id, tokens = game
     seat_view = view(stub, game_id, 0, tokens[0])
-    submit(stub, game_id, 0, tokens[0], seat_view.legal_actions[0], seat_view.version)
-    stale = view(stub, game_id, 1, tokens[1])
-    action, version = stale.legal_actions[0], stale.version - 1
+    submit(stub, game_id, 0, tokens[0], first_legal(seat_view), seat_view.version)
+    action, version = first_legal(seat_view), seat_view.version
     failure = failure_changing_nothing(
-        redis_client, game_id, lambda: submit(stub, game_id, 1, tokens[1], action, version)
+        redis_client, game_id, lambda: submit(stub, game_id, 0, tokens[0], action, version)
     )
     assert (failure.code, failure.reason) == (grpc.StatusCode.ABORTED, "VERSION_MISMATCH")
-    assert failure.metadata["currentVersion"] == str(stale.version)
+    assert failure.metadata["currentVersion"] == str(seat_view.version + 1)
+
+
+def test_a_version_from_the_future_is_aborted(stub, redis_client, game):
+    game_id, tokens = game
+    seat_view = view(stub, game_id, 0, tokens[0])
+    action, version = first_legal(seat_view), seat_view.version + 1
+    failure = failure_changing_nothing(
+        redis_client, game_id, lambda: submit(stub, game_id, 0, tokens[0], action, version)
+    )
+    assert (failure.code, failure.reason) == (grpc.StatusCode.ABORTED, "VERSION_MISMATCH")

@@ -44,6 +44,7 @@ from tests.service.rpc_helpers import (
     create,
     failure_changing_nothing,
     failure_of,
+    first_legal,
     play_randomly,
     race,
     replayed,
@@ -314,7 +315,7 @@ def test_two_clients_of_one_seat_racing_on_one_version_exactly_one_wins(stub, re
         tokens = tokens_of(created)
         (seat,) = created.view.to_act
         seat_view = view(stub, created.game_id, seat, tokens[seat])
-        choices = [seat_view.legal_actions[0], seat_view.legal_actions[-1]]
+        choices = [first_legal(seat_view), seat_view.legal_actions[-1]]
         moves = [Move(seat, tokens[seat], action, seat_view.version) for action in choices]
         assert race(stub, created.game_id, moves) == ONE_WINS
         assert int(stored(redis_client, created.game_id)[b"v"]) == 2
@@ -323,7 +324,7 @@ def test_two_clients_of_one_seat_racing_on_one_version_exactly_one_wins(stub, re
 def test_a_stale_version_is_aborted_and_changes_nothing(stub, redis_client, table):
     game_id, tokens, leader_view = table
     seat = leader_view.viewer_seat
-    submit(stub, game_id, seat, tokens[seat], leader_view.legal_actions[0], 1)
+    submit(stub, game_id, seat, tokens[seat], first_legal(leader_view), 1)
     nxt = (seat + 1) % 4
     stale = action_of(PassTurn())
     failure = failure_changing_nothing(
@@ -379,7 +380,7 @@ def _play_match_seeing_secrets(stub, seed: int) -> tuple[str, game_pb2.GameView,
             assert all(e.seat != 0 and not e.HasField("action") for e in redacted)
             secret_seen = bool(redacted)
         seat_view = submit(
-            stub, created.game_id, 0, token, seat_view.legal_actions[0], seat_view.version
+            stub, created.game_id, 0, token, first_legal(seat_view), seat_view.version
         )
     return created.game_id, seat_view, secret_seen
 

@@ -37,6 +37,7 @@ from tests.service.rpc_helpers import (
     failure_changing_nothing,
     failure_of,
     finish,
+    first_legal,
     play_randomly,
     race,
     replayed,
@@ -245,7 +246,7 @@ def test_k_r1_a_card_of_the_other_hand_is_refused(stub, redis_client, playing):
 
 def test_k_r15_bella_declined_on_an_ordinary_card_is_refused(stub, redis_client, playing):
     game_id, token, seat_view = playing
-    card = seat_view.legal_actions[0].klaberjass.play_card.card
+    card = first_legal(seat_view).klaberjass.play_card.card
     args = (stub, redis_client, game_id, 0, token)
     assert_refused(
         *args,
@@ -258,7 +259,7 @@ def test_k_r15_bella_declined_on_an_ordinary_card_is_refused(stub, redis_client,
 
 def test_k_r14_concealing_sequences_needs_the_manual_option(stub, redis_client, playing):
     game_id, token, seat_view = playing
-    card = seat_view.legal_actions[0].klaberjass.play_card.card
+    card = first_legal(seat_view).klaberjass.play_card.card
     args = (stub, redis_client, game_id, 0, token)
     concealed = klaberjass_play(card, declare_sequences=False)
     assert_refused(*args, concealed, seat_view.version, "NO_SEQUENCE_CHOICE_NOW", "K-R14")
@@ -301,7 +302,7 @@ def test_k_r17_k_r18_an_unplayable_card_names_its_rule(stub, redis_client):
             if seat_view.klaberjass.phase == PLAYING:
                 found |= refusals(stub, redis_client, seat_view, token)
             seat_view = submit(
-                stub, created.game_id, 0, token, seat_view.legal_actions[0], seat_view.version
+                stub, created.game_id, 0, token, first_legal(seat_view), seat_view.version
             )
         assert found <= expected
         if found == expected:
@@ -342,7 +343,7 @@ def test_two_clients_of_one_seat_racing_on_one_version_exactly_one_wins(stub, re
         tokens = tokens_of(created)
         seat = created.view.to_act[0]
         start = view(stub, created.game_id, seat, tokens[seat])
-        actions = (klaberjass_pass(), start.legal_actions[0])
+        actions = (klaberjass_pass(), first_legal(start))
         moves = [Move(seat, tokens[seat], action, start.version) for action in actions]
         assert race(stub, created.game_id, moves) == ONE_WINS
         assert int(stored(redis_client, created.game_id)[b"v"]) == start.version + 1

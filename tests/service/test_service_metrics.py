@@ -13,7 +13,16 @@ from prometheus_client.parser import text_string_to_metric_families
 from engine_service.api.metrics import ActiveGames, exporter
 from engine_service.devtools.local import free_port, local_service
 from engine_service.settings import DEFAULT_METRICS_PORT, parse_settings
-from tests.service.rpc_helpers import HEURISTIC, HUMAN, create, failure_of, submit, tokens_of, view
+from tests.service.rpc_helpers import (
+    HEURISTIC,
+    HUMAN,
+    create,
+    failure_of,
+    first_legal,
+    submit,
+    tokens_of,
+    view,
+)
 
 pytestmark = pytest.mark.service
 
@@ -21,7 +30,7 @@ pytestmark = pytest.mark.service
 @pytest.fixture(scope="module")
 def metrics_service(redis_url: str) -> Iterator[tuple[str, int]]:
     port = free_port()
-    with local_service(redis_url, workers=2, metrics_port=port) as address:
+    with local_service(redis_url, metrics_port=port) as address:
         yield address, port
 
 
@@ -48,7 +57,7 @@ def test_counters_move_with_calls(metrics_service: tuple[str, int]) -> None:
         token = tokens_of(created)[0]
         game_id = created.game_id
         first = view(stub, game_id, 0, token)
-        passing = first.legal_actions[0]
+        passing = first_legal(first)
         after_pass = submit(stub, game_id, 0, token, passing, first.version)
         stale = failure_of(lambda: submit(stub, game_id, 0, token, passing, first.version))
         refused = failure_of(lambda: submit(stub, game_id, 0, token, passing, after_pass.version))

@@ -1,0 +1,160 @@
+"""The watch use case: every version of a game after the one a client has, as it may see it.
+
+A watcher first catches up from the store (the event stream keeps recent versions), then
+follows new versions through the process's :class:`~engine_service.store.protocol.EventFeed`,
+whichever process wrote them. It keeps the game's state at the last version it sent and
+applies each logged action to it, so every update carries the viewer's view at exactly that
+version; versions it already sent are dropped and a gap is filled from the store, so a stream
+never skips or repeats a version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from engine_service.app.engine import Engine, SeatView, seat_view
+from engine_service.codec.record import decode_log_entry, decode_record, visible_events
+from engine_service.core.errors import MalformedRequest, VersionExpired
+from engine_service.core.protocol import Outcome, Rules
+from engine_service.core.record import GameRecord
+from engine_service.store.protocol import EventFeed, StoredVersion
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """One version as the viewer may see it.
+
+    Attributes:
+        version: the version reached.
+        seat: whose action made it; ``None`` for the current view a watch from 0 starts with.
+        applied_at_ms: when that action was applied (0 when unknown).
+        events: the event messages the viewer may see, in order.
+        view: the viewer's view at ``version``; ``None`` for an events-only watch.
+    """
+
+    version: int
+    seat: int | None
+    applied_at_ms: int
+    events: Sequence[Any]
+    view: SeatView | None
+
+
+@dataclass(frozen=True, slots=True)
+class Idle:
+    """Nothing happened for a while; ``version`` is the last one sent."""
+
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Ended:
+    """The game is over at ``version``; nothing follows."""
+
+    version: int
+    outcome: Outcome
+
+
+WatchItem = Update | Idle | Ended
+
+
+@dataclass
+class _Position:
+    """Where one watcher stands: the game at the last version it sent."""
+
+    game_id: str
+    viewer: int | None
+    events_only: bool
+    rules: Rules[Any, Any, Any]
+    record: GameRecord
+    version: int
+
+    def advance(self, stored: StoredVersion) -> Update:
+        """Apply the next version's action and describe it for the viewer."""
+        logged = decode_log_entry(self.record.game_type, stored.entry)
+        state = self.rules.apply(self.record.state, logged.seat, logged.action)
+        self.record = replace(self.record, state=state)
+        self.version = stored.version
+        return Update(
+            version=stored.version,
+            seat=logged.seat,
+            applied_at_ms=logged.applied_at_ms,
+            events=visible_events(stored.events, self.viewer),
+            view=None if self.events_only else self.view(),
+        )
+
+    def view(self) -> SeatView:
+        """The viewer's view of the last version sent."""
+        return seat_view(self.rules, self.game_id, self.record, self.version, self.viewer)
+
+    def ended(self) -> Ended | None:
+        """The end of the stream, once the game is over."""
+        outcome = self.rules.outcome(self.record.state)
+        return None if outcome is None else Ended(self.version, outcome)
+
+
+async def watch(
+    engine: Engine,
+    feed: EventFeed,
+    game_id: str,
+    seat: int | None,
+    token: str | None,
+    from_version: int,
+    *,
+    events_only: bool = False,
+    idle_seconds: float = 15.0,
+) -> AsyncIterator[WatchItem]:
+    """Every version after ``from_version`` (0: the current view first), then each new one.
+
+    Raises:
+        MalformedRequest: ``from_version`` is beyond the game's version, or a bad seat.
+        Unauthenticated, PermissionDenied: the token is not ``seat``'s.
+        GameNotFound: no such game.
+        VersionExpired: the versions after ``from_version`` are no longer kept.
+        WatcherTooSlow, ShuttingDown: from the feed; the client watches again.
+    """
+    stored = await engine.store.load(game_id)
+    record = decode_record(stored.snapshot)
+    engine.check_reader(record, seat, token)
+    if from_version > stored.version:
+        raise MalformedRequest(
+            "from_version", f"the game is at version {stored.version}, not {from_version}"
+        )
+    subscription = await feed.subscribe(game_id, stored.version)
+    try:
+        rules = engine.rules_of(record)
+        if 0 < from_version < stored.version:
+            record, _ = await engine.state_at(game_id, from_version)
+        start = from_version or stored.version
+        position = _Position(game_id, seat, events_only, rules, record, start)
+        if from_version == 0:
+            view = None if events_only else position.view()
+            yield Update(position.version, None, 0, (), view)
+        backlog = await engine.store.versions_after(game_id, position.version)
+        if position.version < stored.version and (
+            not backlog or backlog[0].version != position.version + 1
+        ):
+            raise VersionExpired(
+                f"versions after {from_version} are no longer kept; reload the view with "
+                "GetGameView and watch from its version"
+            )
+        pending = list(backlog)
+        while True:
+            for stored_version in pending:
+                if stored_version.version != position.version + 1:
+                    continue
+                yield position.advance(stored_version)
+            if (ended := position.ended()) is not None:
+                yield ended
+                return
+            item = await subscription.next(idle_seconds)
+            if item is None:
+                yield Idle(position.version)
+                pending = []
+            elif item.version > position.version + 1:
+                pending = await engine.store.versions_after(game_id, position.version)
+            else:
+                pending = [item]
+    finally:
+        subscription.close()
