@@ -144,3 +144,50 @@ def test_a_rejection_names_the_rule_h_r4_and_the_fields():
         field_violations=[FieldViolation("seat", "0..3")],
     )
     assert describe_rejection(invalid) == "Bad. [INVALID_FIELD] (seat: 0..3)"
+
+
+def taken(leader: int, cards: str, winner: int, points: int) -> hearts_pb2.HeartsTrick:
+    done = trick(leader, cards)
+    done.winner, done.points = winner, points
+    return done
+
+
+def test_h_r6_the_tricks_of_the_hand_are_listed_with_winner_and_points():
+    history = [taken(0, "2C 3C 4C 5C", 3, 0), taken(3, "5S 6S QS 4S", 1, 13)]
+    view = hearts_view(
+        trick=trick(1, "KD"), last_trick=history[-1], completed_tricks=history, tricks_played=2
+    )
+    text = render_view(view)
+    assert (
+        "Earlier tricks:\n   1) you 2C, seat 1 3C, seat 2 4C, seat 3 5C -> won by seat 3 (0 pts)"
+        in text
+    )
+    assert "Last trick: seat 3 5S, you 6S, seat 1 QS, seat 2 4S -> won by seat 1 (13 pts)" in text
+    assert text.count("QS, seat 2 4S") == 1  # the last trick is not listed twice
+
+
+def test_h_r11_the_hand_just_ended_shows_its_last_trick_and_scores_until_play_starts():
+    finished = hearts_pb2.HeartsFinishedHand(
+        hand_number=0,
+        tricks=[taken(2, "AH KH QH JH", 2, 4)],
+        points_taken=[0, 0, 26, 0],
+        scores=[13, 13, 0, 13],
+    )
+    view = hearts_view(PASSING, previous_hand=finished)
+    view.hearts.hand_number = 1
+    text = render_view(view)
+    assert "Hand 1 is over.\n  Its last trick: seat 2 AH, seat 3 KH, you QH, seat 1 JH" in text
+    assert "-> won by seat 2 (4 pts)" in text
+    assert "It scored: you 13, seat 1 13, seat 2 0, seat 3 13   (seat 2 shot the moon)" in text
+    assert "Hand 2, passing" in text
+
+
+def test_h_r2_a_passing_view_offers_three_of_the_hand():
+    view = hearts_view(PASSING)
+    del view.legal_actions[:]
+    view.legal_choices.add(
+        action=hearts_pass([]), cards=parse_cards(["AH", "2C", "QS", "3D", "TC"]), count=3
+    )
+    text = render_view(view)
+    assert "Choose 3 of: 2C TC 3D QS AH  (type them, e.g. 2C TC 3D)" in text
+    assert parse_action(view, "2C QS AH") == hearts_pass(["2C", "QS", "AH"])

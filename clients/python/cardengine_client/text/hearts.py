@@ -1,7 +1,10 @@
 """Hearts as text: the table as a seat sees it, and moves typed as cards.
 
 A view is shown as a few labelled lines: the hand and pass direction, the viewer's hand grouped
-by suit, the trick in progress and the last one, and the scores. Typed moves are card codes:
+by suit, the tricks already played this hand, the trick in progress and the last one, the hand
+that just ended (its last trick and scores, until the next hand's first card), and the scores.
+While passing, the view offers "any 3 of these cards" (a ``CardChoice``) rather than 286
+listed passes; the line saying so names the cards. Typed moves are card codes:
 three cards while passing (``"2C 3C AH"``), one card while playing (``"QS"``); an explicit
 verb (``"pass ..."``, ``"play ..."``) overrides the phase, so a player can send a move the
 service will refuse and see which rule forbids it.
@@ -28,6 +31,8 @@ _PHASES: Final = MappingProxyType(
     {hearts_pb2.HeartsView.PHASE_PASSING: "passing", hearts_pb2.HeartsView.PHASE_PLAYING: "playing"}
 )
 
+_ALL_POINTS: Final = 26  # H-R11: a seat that took them all shot the moon
+
 # H-R2: where each direction sends the cards, as a step clockwise from the passer.
 _PASS_STEPS: Final = MappingProxyType(
     {
@@ -41,6 +46,12 @@ _PASS_STEPS: Final = MappingProxyType(
 def render_trick(view: game_pb2.GameView, trick: hearts_pb2.HeartsTrick) -> str:
     """Each played card with its seat, in play order: ``"seat 2 KD, you 4D"``."""
     return trick_text(view, trick.leader, trick.cards)
+
+
+def render_taken(view: game_pb2.GameView, trick: hearts_pb2.HeartsTrick) -> str:
+    """A complete trick with who took it (H-R6) and, when told, its points (H-R10)."""
+    text = f"{render_trick(view, trick)} -> won by {seat_name(view, trick.winner)}"
+    return text + (f" ({trick.points} pts)" if trick.HasField("points") else "")
 
 
 def _pass_line(view: game_pb2.GameView) -> str:
@@ -65,12 +76,43 @@ def _exchange_lines(view: game_pb2.GameView) -> list[str]:
     if hearts.phase == hearts_pb2.HeartsView.PHASE_PASSING:
         waiting = [seat for seat, done in enumerate(hearts.pass_submitted) if not done]
         lines.append("Still to pass: " + ", ".join(seat_name(view, s) for s in waiting))
+    for choice in view.legal_choices:
+        cards = format_cards(sorted(choice.cards, key=card_sort_key))
+        lines.append(f"Choose {choice.count} of: {cards}  (type them, e.g. {_example(choice)})")
+    return lines
+
+
+def _example(choice: game_pb2.CardChoice) -> str:
+    return format_cards(sorted(choice.cards, key=card_sort_key)[: choice.count])
+
+
+def _previous_hand_lines(view: game_pb2.GameView) -> list[str]:
+    """The hand that just ended: its last trick and what it scored, until the next first card."""
+    hearts = view.hearts
+    if not hearts.HasField("previous_hand"):
+        return []
+    done = hearts.previous_hand
+    if done.hand_number == hearts.hand_number:
+        return []  # the game is over: that hand is still the one shown above
+    lines = [f"Hand {done.hand_number + 1} is over."]
+    if done.tricks:
+        lines.append(f"  Its last trick: {render_taken(view, done.tricks[-1])}")
+    scores = ", ".join(f"{seat_name(view, seat)} {score}" for seat, score in enumerate(done.scores))
+    moon = [seat for seat, taken in enumerate(done.points_taken) if taken == _ALL_POINTS]
+    shot = f"   ({seat_name(view, moon[0])} shot the moon)" if moon else ""
+    lines.append(f"  It scored: {scores}{shot}")
     return lines
 
 
 def _table_lines(view: game_pb2.GameView) -> list[str]:
     hearts = view.hearts
     lines = []
+    earlier = hearts.completed_tricks[:-1]
+    if earlier:
+        lines.append("Earlier tricks:")
+        lines += [
+            f"{number:4}) {render_taken(view, trick)}" for number, trick in enumerate(earlier, 1)
+        ]
     if hearts.phase == hearts_pb2.HeartsView.PHASE_PLAYING:
         broken = "broken" if hearts.hearts_broken else "not broken"
         lines.append(
@@ -78,10 +120,7 @@ def _table_lines(view: game_pb2.GameView) -> list[str]:
             f"   (hearts {broken})"
         )
     if hearts.HasField("last_trick") and hearts.last_trick.HasField("winner"):
-        lines.append(
-            f"Last trick: {render_trick(view, hearts.last_trick)}"
-            f" -> won by {seat_name(view, hearts.last_trick.winner)}"
-        )
+        lines.append(f"Last trick: {render_taken(view, hearts.last_trick)}")
     return lines
 
 
@@ -106,7 +145,10 @@ def render_hearts(view: game_pb2.GameView) -> list[str]:
             *_score_lines(view),
         ]
     phase = _PHASES.get(hearts.phase, "unknown phase")
-    lines = [f"Hand {hearts.hand_number + 1}, {phase}, {_pass_line(view)}"]
+    lines = [
+        *_previous_hand_lines(view),
+        f"Hand {hearts.hand_number + 1}, {phase}, {_pass_line(view)}",
+    ]
     if hearts.hand:
         lines.append(f"Your hand: {render_hand(list(hearts.hand))}")
     return lines + _exchange_lines(view) + _table_lines(view) + _score_lines(view)
