@@ -3,7 +3,9 @@
 With ENGINE_ADDRESS set (``HOST:PORT``), this plays against that service. Otherwise it starts
 a private engine server with its own fresh redis-server for the length of one game, so a
 person can try the rules without running anything else; both stop when the game ends.
-The game itself is the installable client's terminal game, talking gRPC like any client.
+The game itself is the installable client's terminal game, talking gRPC like any client: it
+follows the game through the WatchGame stream, so every bot move, finished trick and hand's end
+is shown as it happens, and moves go out with SubmitAction (``help`` lists the commands).
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""The terminal game against a real service (the ``engine_address`` fixture: gRPC + Redis)."""
+"""The terminal game against a real service (the ``engine_address`` fixture: gRPC + Redis).
+
+The game follows the WatchGame stream, so besides playing to the end these check that every
+event of the game is told once, in order, and that the Hearts pass is typed as three cards
+against the view's card choice.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,9 @@ import subprocess
 import sys
 
 import pytest
-from cardengine.v1 import game_pb2
-from cardengine_client import EngineClient
-from cardengine_client.terminal import play
+from cardengine.v1 import engine_service_pb2, game_pb2, hearts_pb2
+from cardengine_client import EngineClient, choose_cards, parse_card, terminal
+from cardengine_client.terminal import PlayerQuit, generic_event_text, play
 
 pytestmark = pytest.mark.service
 
@@ -75,6 +80,14 @@ def test_a_refused_move_shows_rule_h_r2_and_asks_again(client):
     assert "Hand 1, playing" in text  # "1" passed, and play went on
 
 
+def first_move(view: game_pb2.GameView) -> game_pb2.Action:
+    """The first legal action, or the first cards of the first choice (a Hearts pass)."""
+    if view.legal_actions:
+        return view.legal_actions[0]
+    (choice,) = view.legal_choices
+    return choose_cards(choice, choice.cards[: choice.count])
+
+
 class RacingClient(EngineClient):
     """Remembers the created game, so a test can move it on behind the player's back."""
 
@@ -93,7 +106,7 @@ def test_aborted_reloads_the_view_and_asks_again(engine_address):
                 (seat_token,) = racing.created.seat_tokens
                 game_id, token = racing.created.game_id, seat_token.token
                 view = racing.view(game_id, seat_token.seat, token)
-                racing.submit(game_id, 0, token, view.legal_actions[0], view.version)
+                racing.submit(game_id, 0, token, first_move(view), view.version)
                 input_fn.raced = True
                 return "1"
             raise EOFError
@@ -115,6 +128,63 @@ def run_module(module: str, args: list[str], env: dict[str, str]) -> subprocess.
         env={**os.environ, **env},
         check=False,
     )
+
+
+def test_every_event_of_the_stream_is_told_once_in_order(engine_address, monkeypatch):
+    told = []
+
+    def recording(view, event):
+        told.append((view.version, event.SerializeToString()))
+        return f"EVENT {len(told)}"
+
+    monkeypatch.setattr(terminal, "describe_event", recording)
+    output = io.StringIO()
+    with RacingClient(engine_address) as racing:
+        final = play(racing, input_fn=scripted(), output=output, seed=SEED)
+        token = racing.created.seat_tokens[0].token
+        # The game is over: watching it again from where the player joined (after the bots'
+        # passes inside CreateGame) replays every update since.
+        joined = racing.created.view.version
+        expected = []
+        watch = racing.watch(final.game_id, 0, token, from_version=joined)
+        for item in watch:
+            if isinstance(item, engine_service_pb2.GameUpdate):
+                expected += [(item.version, e.SerializeToString()) for e in item.events]
+    assert told
+    assert "EVENT 1\n" in output.getvalue()
+    assert told == expected
+
+
+def test_the_pass_is_typed_as_three_cards_of_the_choice(client):
+    output = io.StringIO()
+    with pytest.raises(EOFError):
+        play(client, input_fn=scripted("QH 6H 4H", then=None), output=output, seed=SEED)
+    text = output.getvalue()
+    assert "choose 3 of" in text
+    assert "You passed:   4H 6H QH" in text
+    assert "Refused" not in text
+
+
+def test_help_and_quit(client):
+    output = io.StringIO()
+    with pytest.raises(PlayerQuit):
+        play(client, input_fn=scripted("help", "quit", then=None), output=output, seed=SEED)
+    assert "Commands:" in output.getvalue()
+    assert "quit" in output.getvalue()
+
+
+def hearts_event(**kind) -> game_pb2.GameEvent:
+    return game_pb2.GameEvent(hearts=hearts_pb2.HeartsEvent(**kind))
+
+
+def test_generic_event_text_names_cards_and_seats():
+    view = game_pb2.GameView(viewer_seat=0, seats=[game_pb2.PLAYER_TYPE_HUMAN] * 4)
+    played = hearts_pb2.HeartsCardPlayed(seat=2, card=parse_card("QS"))
+    text = generic_event_text(view, hearts_event(card_played=played))
+    assert text == "card played: seat 2, card QS"
+    mine = hearts_pb2.HeartsCardPlayed(seat=0, card=parse_card("2C"))
+    assert generic_event_text(view, hearts_event(card_played=mine)).startswith("card played: you")
+    assert generic_event_text(view, game_pb2.GameEvent()).startswith("(an event of a game")
 
 
 def test_the_terminal_command_plays_against_a_target(engine_address):

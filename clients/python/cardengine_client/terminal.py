@@ -1,10 +1,18 @@
 """Play a card game in the terminal against the service's bots, as an ordinary gRPC client.
 
-The loop is: show the view, read a move (a number from the menu of legal actions, or the move
-as text such as ``QS`` or ``2C 3C AH``), submit it with the view's version, and show the
-service's answer. A refused move prints the service's reason and rule ID and the player tries
-again; ABORTED (the game moved on) reloads the view. Nothing here knows a game's rules: the
-service decides, and :mod:`cardengine_client.text` only draws.
+The game is followed live through ``WatchGame`` (:meth:`EngineClient.watch`): every version
+arrives as it is played, so the person sees each bot move, each finished trick and each
+hand's end as it happens, told by the game's events (through its text module's event
+formatter when it has one, else in protobuf text form) or, for an update without events, by
+the lines of the table that changed. When the stream reaches a version where the person's seat
+must act, the whole view is shown and a move is read: a number from the menu of legal
+actions, or the move as text such as ``QS`` or ``2C 3C AH``. A family of moves the view
+offers as a ``CardChoice`` (the Hearts pass: any three cards) is typed as its cards, or
+picked by its menu number for the first cards it lists. The move goes out with SubmitAction
+and the stream shows what followed. A refused move prints the service's reason and rule ID
+and the player tries again; ABORTED (the game moved on) waits for the stream to catch up.
+Nothing here knows a game's rules: the service decides, and :mod:`cardengine_client.text`
+only draws. ``help`` lists the commands, ``quit`` leaves.
 
 Run ``python -m cardengine_client.terminal --target HOST:PORT [--game hearts] [--seed N]``.
 """
@@ -13,23 +21,41 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Callable, Sequence
 from typing import Final, TextIO
 
-from cardengine.v1 import engine_service_pb2, game_pb2
+from cardengine.v1 import cards_pb2, engine_service_pb2, game_pb2
+from google.protobuf.message import Message
 
+from cardengine_client.actions import choose_cards
+from cardengine_client.cards import card_sort_key, format_cards, parse_cards
 from cardengine_client.client import EngineClient
 from cardengine_client.errors import Aborted, EngineError, IllegalAction, InvalidArgument
-from cardengine_client.text import parse_action, render_menu, render_outcome, render_view
+from cardengine_client.text import (
+    GAME_TEXTS,
+    parse_action,
+    render_menu,
+    render_outcome,
+    render_view,
+)
+from cardengine_client.text.common import seat_name
 
 MENU_LIMIT: Final = 20
-"""Longer menus (a Hearts pass has 286 choices) are shown only on request, with ``list``."""
+"""Longer menus are shown only on request, with ``list``."""
 
-POLL_SECONDS: Final = 0.5
-"""Wait between reloads while another seat (a person elsewhere) has to act."""
+HELP: Final = """Commands:
+  a number       the move of that number in the menu
+  cards or text  the move itself, e.g. QS to play, 2C 3C AH to pass (the game's own words)
+  list           show the menu of moves again
+  help           this text
+  quit           leave the game (it stays on the service)"""
 
 InputFn = Callable[[str], str]
+Show = Callable[[str], None]
+
+
+class PlayerQuit(EOFError):
+    """The player typed ``quit``; handled like the end of input."""
 
 
 def _human_vs_bots(client: EngineClient, game_type: str) -> list[str]:
@@ -61,46 +87,253 @@ def describe_rejection(error: EngineError) -> str:
     return f"{text} ({fields})" if fields else text
 
 
-def _show_turn(view: game_pb2.GameView, show: Callable[[str], None]) -> None:
+def _quick_pick(choice: game_pb2.CardChoice) -> list[cards_pb2.Card]:
+    """The cards a choice's menu number stands for: the first ``count`` in hand order."""
+    return sorted(choice.cards, key=card_sort_key)[: choice.count]
+
+
+def render_choices(view: game_pb2.GameView) -> str:
+    """The view's card choices, numbered on from the legal actions' menu."""
+    first = len(view.legal_actions) + 1
+    return "\n".join(
+        f"{number:4}) choose {choice.count} of {format_cards(choice.cards)}"
+        f"  (type them, or {number} for {format_cards(_quick_pick(choice))})"
+        for number, choice in enumerate(view.legal_choices, first)
+    )
+
+
+def _menu(view: game_pb2.GameView) -> str:
+    return "\n".join(part for part in (render_menu(view), render_choices(view)) if part)
+
+
+def _show_turn(view: game_pb2.GameView, show: Show) -> None:
     show(render_view(view))
     count = len(view.legal_actions)
     if count <= MENU_LIMIT:
-        show(render_menu(view))
+        menu = _menu(view)
+        if menu:
+            show(menu)
     else:
         show(f"{count} choices: type the move, 'list' to number them all, or a number 1-{count}.")
 
 
-def _ask(
-    view: game_pb2.GameView, input_fn: InputFn, show: Callable[[str], None]
-) -> game_pb2.Action:
-    """Read until the player names an action (it may still be illegal: the service judges)."""
+def parse_move(view: game_pb2.GameView, typed: str) -> game_pb2.Action:
+    """The action a player typed: a menu number, the cards of a choice, or the game's text.
+
+    A number past the legal actions picks a card choice's first cards. Cards typed while the
+    view offers one choice fill it unchecked (the service judges the count and the cards, and
+    its refusal names the rule); anything else goes to the game's own text parser.
+
+    Raises:
+        ValueError: the text is none of these; the message says what to type instead.
+    """
+    choice_text = typed.strip()
+    legal, choices = view.legal_actions, view.legal_choices
+    if choice_text.isdigit():
+        number = int(choice_text)
+        if 1 <= number <= len(legal):
+            return legal[number - 1]
+        if len(legal) < number <= len(legal) + len(choices):
+            choice = choices[number - len(legal) - 1]
+            return choose_cards(choice, _quick_pick(choice))
+        raise ValueError(f"choose a number from 1 to {len(legal) + len(choices)}")
+    if len(choices) == 1:
+        try:
+            cards = parse_cards(choice_text.replace(",", " ").split())
+        except ValueError:
+            pass  # not only cards: a verb, or a typo the game's parser will explain
+        else:
+            if cards:
+                return choose_cards(choices[0], cards, strict=False)
+    return parse_action(view, choice_text)
+
+
+def _prompt(view: game_pb2.GameView) -> str:
+    if view.legal_choices and not view.legal_actions:
+        count = view.legal_choices[0].count
+        return f"Your move ({count} cards, or a number; 'help' for more): "
+    return "Your move (number or e.g. QS; 'list' for the menu): "
+
+
+def _ask(view: game_pb2.GameView, input_fn: InputFn, show: Show) -> game_pb2.Action:
+    """Read until the player names an action (it may still be illegal: the service judges).
+
+    Raises:
+        PlayerQuit: the player typed ``quit``.
+    """
     while True:
-        typed = input_fn("Your move (number or e.g. QS; 'list' for the menu): ").strip()
-        if typed.lower() in ("list", "?"):
-            show(render_menu(view))
+        typed = input_fn(_prompt(view)).strip()
+        command = typed.lower()
+        if command in ("list", "?"):
+            show(_menu(view))
+        elif command in ("help", "h"):
+            show(HELP)
+        elif command in ("quit", "exit", "q"):
+            raise PlayerQuit
         elif typed:
             try:
-                return parse_action(view, typed)
+                return parse_move(view, typed)
             except ValueError as err:
                 show(f"  {err}")
 
 
-def _submit(
-    client: EngineClient,
-    view: game_pb2.GameView,
-    token: str,
-    action: game_pb2.Action,
-    show: Callable[[str], None],
-) -> game_pb2.GameView:
-    """The view after submitting ``action``: the new one, or the old one if it was refused."""
-    try:
-        return client.submit(view.game_id, view.viewer_seat, token, action, view.version)
-    except (IllegalAction, InvalidArgument) as err:
-        show(f"  Refused: {describe_rejection(err)}")
-        return view
-    except Aborted:
-        show("  The game moved on before your move arrived; here it is again.")
-        return client.view(view.game_id, view.viewer_seat, token)
+def _has_content(event: game_pb2.GameEvent) -> bool:
+    """Whether an event says anything (an event message with no fields set says nothing)."""
+    game = event.WhichOneof("game")
+    return game is not None and bool(getattr(event, game).ListFields())
+
+
+def describe_event(view: game_pb2.GameView, event: game_pb2.GameEvent) -> str:
+    """One event as text: the game's event formatter if its text module has one.
+
+    A text module offers one as ``describe_event(view, event) -> str`` on its
+    :class:`~cardengine_client.text.common.GameText`; without it :func:`generic_event_text`
+    spells the event's fields out, which is always complete if not pretty.
+    """
+    game = event.WhichOneof("game")
+    text = GAME_TEXTS.get(game) if game else None
+    formatter = getattr(text, "describe_event", None)
+    if callable(formatter):
+        return str(formatter(view, event))
+    return generic_event_text(view, event)
+
+
+_SEAT_FIELDS: Final = frozenset({"seat", "seats", "winner", "winners", "leader"})
+"""Integer fields that name seats (as do ``*_seat`` and ``*_seats``), shown as seat names."""
+
+
+def _is_seat_field(name: str) -> bool:
+    return name in _SEAT_FIELDS or name.endswith(("_seat", "_seats"))
+
+
+def _enum_text(names: Sequence[str], name: str) -> str:
+    """An enum value's name without the words all the enum's ``names`` share, in lower case."""
+    words = [each.split("_") for each in names]
+    shared = 0
+    while all(len(w) > shared + 1 and w[shared] == words[0][shared] for w in words):
+        shared += 1
+    return "_".join(name.split("_")[shared:]).lower()
+
+
+def _field_text(view: game_pb2.GameView, message: Message) -> str:
+    """The set fields of ``message`` as ``name value`` pairs; cards and seats as in play."""
+    parts = []
+    for field in message.DESCRIPTOR.fields:
+        oneof = field.containing_oneof
+        if oneof is not None and message.WhichOneof(oneof.name) != field.name:
+            continue
+        if not field.is_repeated and field.has_presence and not message.HasField(field.name):
+            continue
+        value = getattr(message, field.name)
+        values = list(value) if field.is_repeated else [value]
+        if field.is_repeated and not values:
+            continue
+        if field.message_type is cards_pb2.Card.DESCRIPTOR:
+            text = format_cards(values)
+        elif field.message_type is not None:
+            text = "; ".join(f"({_field_text(view, item)})" for item in values)
+        elif field.enum_type is not None:
+            enum = field.enum_type
+            names = [each.name for each in enum.values]
+            text = " ".join(
+                _enum_text(names, enum.values_by_number[item].name)
+                if item in enum.values_by_number
+                else str(item)
+                for item in values
+            )
+        elif _is_seat_field(field.name):
+            text = ", ".join(seat_name(view, item) for item in values)
+        else:
+            text = " ".join(str(item) for item in values)
+        label = field.name.removesuffix("_seats").removesuffix("_seat").removesuffix("seat")
+        parts.append(f"{label.replace('_', ' ')} {text}".strip())
+    return ", ".join(parts)
+
+
+def generic_event_text(view: game_pb2.GameView, event: game_pb2.GameEvent) -> str:
+    """An event of any game as ``kind: fields``, e.g. ``"card played: seat 1, card 2C"``.
+
+    Built from the message's own fields, so a game whose text module has no event formatter
+    (or an event kind newer than this client) is still told in full.
+    """
+    game = event.WhichOneof("game")
+    if game is None:
+        return "(an event of a game this client does not know)"
+    message: Message = getattr(event, game)
+    for oneof in message.DESCRIPTOR.oneofs:
+        kind = message.WhichOneof(oneof.name)
+        if kind is not None:
+            return f"{kind.replace('_', ' ')}: {_field_text(view, getattr(message, kind))}"
+    return _field_text(view, message)
+
+
+def _game_lines(view: game_pb2.GameView) -> list[str]:
+    game = view.WhichOneof("game")
+    text = GAME_TEXTS.get(game) if game else None
+    return text.render(view) if text is not None else []
+
+
+class _Table:
+    """The person's side of one game: tells each update, and plays the seat's turns."""
+
+    def __init__(
+        self, client: EngineClient, seat: int, token: str, input_fn: InputFn, show: Show
+    ) -> None:
+        self.client, self.seat, self.token = client, seat, token
+        self.input_fn, self.show = input_fn, show
+        self.view: game_pb2.GameView | None = None
+        self.lines: list[str] = []
+        # The stream lags behind our own SubmitAction replies; act only on views this new.
+        self.caught_up_at = 0
+
+    def update(self, update: engine_service_pb2.GameUpdate) -> None:
+        """Tell what ``update`` shows, then take the seat's turn if it is the seat's to act."""
+        if not update.HasField("view"):
+            return
+        view = update.view
+        self._tell(update, view)
+        self.view = view
+        if (
+            view.status != game_pb2.GAME_STATUS_FINISHED
+            and self.seat in view.to_act
+            and view.version >= self.caught_up_at
+        ):
+            self._turn(view)
+
+    def _tell(self, update: engine_service_pb2.GameUpdate, view: game_pb2.GameView) -> None:
+        events = [event for event in update.events if _has_content(event)]
+        lines = _game_lines(view)
+        if events:
+            for event in events:
+                self.show(f"  {describe_event(view, event)}")
+        elif self.view is not None and update.HasField("seat") and update.seat != self.seat:
+            # No events to tell: show what changed on the table after another seat's move.
+            before = set(self.lines)
+            changed = [line for line in lines if line not in before]
+            self.show(f"  {seat_name(view, update.seat)} moved (version {view.version}):")
+            for line in changed:
+                self.show(f"    {line.strip()}")
+        self.lines = lines
+
+    def _turn(self, view: game_pb2.GameView) -> None:
+        """Read moves until one is accepted (or the game moved on without it)."""
+        _show_turn(view, self.show)
+        while True:
+            action = _ask(view, self.input_fn, self.show)
+            try:
+                reply = self.client.submit(
+                    view.game_id, self.seat, self.token, action, view.version
+                )
+            except (IllegalAction, InvalidArgument) as err:
+                self.show(f"  Refused: {describe_rejection(err)}")
+                continue
+            except Aborted:
+                self.show("  The game moved on before your move arrived; here it is again.")
+                current = self.client.view(view.game_id, self.seat, self.token)
+                self.caught_up_at = current.version
+                return
+            self.caught_up_at = reply.version
+            return
 
 
 def play(
@@ -116,28 +349,26 @@ def play(
     Raises:
         ValueError: the service does not host ``game_type``.
         EngineError: the service failed in a way a move cannot fix (e.g. the game expired).
-        EOFError: ``input_fn`` ran out of input (the player quit).
+        EOFError: ``input_fn`` ran out of input, or the player typed ``quit``
+            (:class:`PlayerQuit`).
     """
 
     def show(text: str) -> None:
-        print(text, file=output)
+        print(text, file=output, flush=True)
 
     created = client.create_game(game_type, _human_vs_bots(client, game_type), seed=seed)
     seat, token = _seat_token(created)
-    view = client.view(created.game_id, seat, token)
-    shown_version = None
-    while view.status != game_pb2.GAME_STATUS_FINISHED:
-        if seat not in view.to_act:
-            time.sleep(POLL_SECONDS)
-            view = client.view(view.game_id, seat, token)
-            continue
-        if view.version != shown_version:
-            _show_turn(view, show)
-            shown_version = view.version
-        view = _submit(client, view, token, _ask(view, input_fn, show), show)
-    show(render_view(view))
-    show(render_outcome(view))
-    return view
+    table = _Table(client, seat, token, input_fn, show)
+    with client.watch(created.game_id, seat, token) as watch:
+        for item in watch:
+            if isinstance(item, engine_service_pb2.GameUpdate):
+                table.update(item)
+    final = table.view
+    if final is None or final.status != game_pb2.GAME_STATUS_FINISHED:
+        final = client.view(created.game_id, seat, token)
+    show(render_view(final))
+    show(render_outcome(final))
+    return final
 
 
 def run(target: str, game_type: str = "hearts", seed: int | None = None) -> int:
