@@ -26,8 +26,30 @@ from engine_service.core.errors import MalformedRequest
 from engine_service.games.guandan.actions import GuandanAction, PassTurn, PlayCards, ReturnCard
 from engine_service.games.guandan.cards import COPIES, KIND_COUNT
 from engine_service.games.guandan.config import GuandanConfig
+from engine_service.games.guandan.events import (
+    AntiTribute,
+    CardReturned,
+    CardsDealt,
+    CardsPlayed,
+    DealEnded,
+    DealStarted,
+    LevelChanged,
+    MatchOver,
+    PlayerFinished,
+    ReturnChosen,
+    TributePaid,
+    TrickWon,
+    TurnPassed,
+)
 from engine_service.games.guandan.reading import Reading, Shape
-from engine_service.games.guandan.state import GuandanState, Phase, TopPlay, Tribute
+from engine_service.games.guandan.state import (
+    DealResult,
+    GuandanState,
+    Phase,
+    RoundEntry,
+    TopPlay,
+    Tribute,
+)
 from engine_service.games.guandan.view import GuandanView
 
 _SHAPE_PREFIX: Final = "SHAPE_"
@@ -92,6 +114,116 @@ def _encode_tribute(tribute: Tribute) -> guandan_pb2.GuandanTribute:
     return message
 
 
+def _ranks(levels: Sequence[int]) -> list[cards_pb2.Rank.ValueType]:
+    return [cards_pb2.Rank.ValueType(level) for level in levels]
+
+
+def _encode_entry(entry: RoundEntry) -> guandan_pb2.GuandanRoundEntry:
+    if entry.reading is None:
+        return guandan_pb2.GuandanRoundEntry(
+            seat=entry.seat, pass_turn=guandan_pb2.GuandanPassTurn()
+        )
+    play = guandan_pb2.GuandanPlay(
+        cards=encode_kinds(entry.cards), reading=encode_reading(entry.reading)
+    )
+    return guandan_pb2.GuandanRoundEntry(seat=entry.seat, play=play)
+
+
+def _encode_result(result: DealResult) -> guandan_pb2.GuandanDealResult:
+    return guandan_pb2.GuandanDealResult(
+        deal_number=result.deal_number,
+        level=cards_pb2.Rank.ValueType(result.level),
+        order=result.order,
+        team=result.team,
+        steps=result.steps,
+        levels_before=_ranks(result.levels_before),
+        levels=_ranks(result.levels),
+        last_plays=[_encode_entry(entry) for entry in result.last_plays],
+    )
+
+
+def _event_message(fact: object) -> guandan_pb2.GuandanEvent:
+    """The ``GuandanEvent`` of one event value.
+
+    Raises:
+        TypeError: ``fact`` is no Guandan event.
+    """
+    event = guandan_pb2.GuandanEvent
+    match fact:
+        case CardsPlayed(seat, cards, reading):
+            played = guandan_pb2.GuandanCardsPlayed(
+                seat=seat, cards=encode_kinds(cards), reading=encode_reading(reading)
+            )
+            return event(cards_played=played)
+        case TurnPassed(seat):
+            return event(turn_passed=guandan_pb2.GuandanTurnPassed(seat=seat))
+        case TrickWon(winner, leader):
+            return event(trick_won=guandan_pb2.GuandanTrickWon(winner=winner, leader=leader))
+        case PlayerFinished(seat, place):
+            return event(player_finished=guandan_pb2.GuandanPlayerFinished(seat=seat, place=place))
+        case DealEnded(deal_number, order, team, steps, levels):
+            ended = guandan_pb2.GuandanDealEnded(
+                deal_number=deal_number, order=order, team=team, steps=steps, levels=_ranks(levels)
+            )
+            return event(deal_ended=ended)
+        case LevelChanged(team, before, after):
+            changed = guandan_pb2.GuandanLevelChanged(
+                team=team,
+                before=cards_pb2.Rank.ValueType(before),
+                after=cards_pb2.Rank.ValueType(after),
+            )
+            return event(level_changed=changed)
+        case DealStarted(deal_number, level, declarer, leader):
+            started = guandan_pb2.GuandanDealStarted(
+                deal_number=deal_number,
+                level=cards_pb2.Rank.ValueType(level),
+                declarer=declarer,
+                leader=leader,
+            )
+            return event(deal_started=started)
+        case CardsDealt(seat, cards):
+            dealt = guandan_pb2.GuandanCardsDealt(seat=seat, cards=encode_kinds(cards))
+            return event(cards_dealt=dealt)
+        case TributePaid(payer, receiver, card):
+            paid = guandan_pb2.GuandanTributePaid(
+                payer=payer, receiver=receiver, card=encode_kind(card)
+            )
+            return event(tribute_paid=paid)
+        case AntiTribute(payers, holders):
+            anti = guandan_pb2.GuandanAntiTribute(payers=payers, red_joker_holders=holders)
+            return event(anti_tribute=anti)
+        case ReturnChosen(returner, payer, card):
+            chosen = guandan_pb2.GuandanReturnChosen(
+                returner=returner, payer=payer, card=encode_kind(card)
+            )
+            return event(return_chosen=chosen)
+        case CardReturned(returner, payer, card):
+            returned = guandan_pb2.GuandanCardReturned(
+                returner=returner, payer=payer, card=encode_kind(card)
+            )
+            return event(card_returned=returned)
+        case MatchOver(winners):
+            return event(match_over=guandan_pb2.GuandanMatchOver(winners=winners))
+    raise TypeError(f"no guandan event: {fact!r}")
+
+
+def _store_entry(entry: RoundEntry) -> guandan_state_pb2.GuandanStoredPlay:
+    stored = guandan_state_pb2.GuandanStoredPlay(seat=entry.seat, cards=bytes(entry.cards))
+    if entry.reading is not None:
+        stored.reading.CopyFrom(encode_reading(entry.reading))
+    return stored
+
+
+def _load_entry(stored: guandan_state_pb2.GuandanStoredPlay) -> RoundEntry:
+    if not stored.HasField("reading"):
+        return RoundEntry(stored.seat)
+    return RoundEntry(stored.seat, tuple(stored.cards), decode_reading(stored.reading, "round"))
+
+
+def _pair(values: Sequence[int]) -> tuple[int, int]:
+    return (values[0], values[1])
+
+
 class GuandanCodec:
     """The :class:`~engine_service.codec.protocol.GameCodec` of Guandan."""
 
@@ -137,8 +269,12 @@ class GuandanCodec:
         list_actions(self.encode_action, legal, out)
 
     def encode_event(self, fact: object) -> game_pb2.GameEvent:
-        """The proto of a Guandan event."""
-        raise NotImplementedError(f"no guandan event {fact!r} yet")
+        """The proto of a Guandan event (:mod:`engine_service.games.guandan.events`).
+
+        Raises:
+            TypeError: ``fact`` is no Guandan event.
+        """
+        return game_pb2.GameEvent(guandan=_event_message(fact))
 
     def encode_view(self, view: GuandanView, config: GuandanConfig, out: game_pb2.GameView) -> None:
         """Copy a seat's Guandan view into ``out.guandan``."""
@@ -160,6 +296,9 @@ class GuandanCodec:
         target.red_joker_holders.extend(view.red_joker_holders)
         target.previous_order.extend(view.previous_order)
         target.options.CopyFrom(encode_options(config, guandan_pb2.GuandanOptions))
+        target.round_history.extend(_encode_entry(entry) for entry in view.round_history)
+        if view.previous_deal is not None:
+            target.previous_deal.CopyFrom(_encode_result(view.previous_deal))
 
     def encode_state(self, state: GuandanState, out: snapshot_pb2.GameRecord) -> None:
         """Store the whole position, hidden parts included."""
@@ -192,6 +331,21 @@ class GuandanCodec:
         target.red_joker_holders = bytes(state.red_joker_holders)
         target.previous_order = bytes(state.previous_order)
         target.winners = bytes(state.winners)
+        target.round_history.extend(_store_entry(entry) for entry in state.round_history)
+        result = state.previous_deal
+        if result is not None:
+            target.previous_deal.CopyFrom(
+                guandan_state_pb2.GuandanStoredDealResult(
+                    deal_number=result.deal_number,
+                    level=result.level,
+                    order=bytes(result.order),
+                    team=result.team,
+                    steps=result.steps,
+                    levels_before=result.levels_before,
+                    levels=result.levels,
+                    last_plays=[_store_entry(entry) for entry in result.last_plays],
+                )
+            )
 
     def decode_state(self, record: snapshot_pb2.GameRecord) -> GuandanState:
         """Rebuild the position stored by :meth:`encode_state`."""
@@ -223,4 +377,21 @@ class GuandanCodec:
             red_joker_holders=tuple(source.red_joker_holders),
             previous_order=tuple(source.previous_order),
             winners=tuple(source.winners),
+            round_history=tuple(_load_entry(entry) for entry in source.round_history),
+            previous_deal=_load_result(source.previous_deal)
+            if source.HasField("previous_deal")
+            else None,
         )
+
+
+def _load_result(stored: guandan_state_pb2.GuandanStoredDealResult) -> DealResult:
+    return DealResult(
+        deal_number=stored.deal_number,
+        level=stored.level,
+        order=tuple(stored.order),
+        team=stored.team,
+        steps=stored.steps,
+        levels_before=_pair(stored.levels_before),
+        levels=_pair(stored.levels),
+        last_plays=tuple(_load_entry(entry) for entry in stored.last_plays),
+    )

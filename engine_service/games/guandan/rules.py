@@ -19,13 +19,16 @@ from engine_service.games.guandan.cards import Hand, format_kinds, hand_of
 from engine_service.games.guandan.combos import allowed_readings, beats, plays
 from engine_service.games.guandan.config import FailAtAce, GuandanConfig
 from engine_service.games.guandan.dealing import deal_hands, first_leader
+from engine_service.games.guandan.events import deal_events, play_events, return_events
 from engine_service.games.guandan.levels import partner_place, promote, promotion_steps, wins_match
 from engine_service.games.guandan.state import (
     SEATS,
     START_LEVEL,
     TOP_LEVEL,
+    DealResult,
     GuandanState,
     Phase,
+    RoundEntry,
     TopPlay,
     Tribute,
     partner_of,
@@ -73,13 +76,13 @@ class GuandanRules:
         )
 
     def _next_deal(
-        self,
-        state: GuandanState,
-        levels: tuple[int, int],
-        ace_failures: tuple[int, int],
-        order: tuple[int, ...],
+        self, state: GuandanState, ace_failures: tuple[int, int], result: DealResult
     ) -> GuandanState:
-        """Deal at the winners' level, then tribute or anti-tribute (G-R4, G-R29 .. G-R36)."""
+        """Deal at the winners' level, then tribute or anti-tribute (G-R4, G-R29 .. G-R36).
+
+        The ended deal's ``result`` stays in the state until the new deal's first play.
+        """
+        order, levels = result.order, result.levels
         declarer = team_of(order[0])
         level = levels[declarer]
         deal_number = state.deal_number + 1
@@ -107,6 +110,7 @@ class GuandanRules:
             tributes=tributes,
             red_joker_holders=holders,
             previous_order=order,
+            previous_deal=result,
         )
 
     # -- questions -------------------------------------------------------------------------
@@ -227,20 +231,34 @@ class GuandanRules:
         if isinstance(action, PassTurn):
             assert state.top is not None  # check: the leader may not pass
             turn, won = next_turn(seat, state.top.seat, state.finished)
+            history = (*state.round_history, RoundEntry(seat))
             if won:
-                return replace(state, turn=turn, top=None, passed=())
-            return replace(state, turn=turn, passed=(*state.passed, seat))
+                return replace(state, turn=turn, top=None, passed=(), round_history=history)
+            return replace(state, turn=turn, passed=(*state.passed, seat), round_history=history)
         return self._play(state, seat, action)
 
     def _play(self, state: GuandanState, seat: int, play: PlayCards) -> GuandanState:
         hand = _without(state.hands[seat], play.cards)
         hands = (*state.hands[:seat], hand, *state.hands[seat + 1 :])
         finished = (*state.finished, seat) if not any(hand) else state.finished
+        entry = RoundEntry(seat, play.cards, play.reading)
+        # A lead opens a new round; the round just won stayed in view until now.
+        history = (entry,) if state.top is None else (*state.round_history, entry)
         if self._deal_over(finished):
-            return self._end_deal(replace(state, hands=hands), _complete(finished))
+            ended = replace(state, hands=hands, round_history=history, previous_deal=None)
+            return self._end_deal(ended, _complete(finished))
         top = TopPlay(seat, play.cards, play.reading)
         turn, _ = next_turn(seat, seat, finished)
-        return replace(state, hands=hands, turn=turn, top=top, passed=(), finished=finished)
+        return replace(
+            state,
+            hands=hands,
+            turn=turn,
+            top=top,
+            passed=(),
+            finished=finished,
+            round_history=history,
+            previous_deal=None,
+        )
 
     def _deal_over(self, finished: tuple[int, ...]) -> bool:
         """G-R21: partners 1st and 2nd end the deal (option); G-R22: a third finisher does."""
@@ -263,13 +281,24 @@ class GuandanRules:
             )
         levels = list(state.levels)
         levels[team] = promote(levels[team], promotion_steps(place))
+        steps = levels[team] - state.levels[team]
         failures = list(state.ace_failures)
         declarer = state.declarer
         if declarer is not None and state.level == TOP_LEVEL:
             failures[declarer] += 1
             if self._out_of_attempts(failures[declarer]):
                 levels[declarer], failures[declarer] = START_LEVEL, 0
-        return self._next_deal(state, (levels[0], levels[1]), (failures[0], failures[1]), order)
+        result = DealResult(
+            deal_number=state.deal_number,
+            level=state.level,
+            order=order,
+            team=team,
+            steps=steps,
+            levels_before=state.levels,
+            levels=(levels[0], levels[1]),
+            last_plays=state.round_history,
+        )
+        return self._next_deal(state, (failures[0], failures[1]), result)
 
     def _out_of_attempts(self, failures: int) -> bool:
         """G-R27: a limited number of deals declared at A, then back to 2 (options)."""
@@ -282,8 +311,17 @@ class GuandanRules:
     def events(
         self, before: GuandanState, seat: int, action: GuandanAction, after: GuandanState
     ) -> tuple[Event, ...]:
-        """What the action made happen (to be told in full)."""
-        return ()
+        """What ``seat``'s action made happen, in order, each public or private to one seat.
+
+        Worked out afterwards from ``before`` and ``after`` (see
+        :mod:`engine_service.games.guandan.events`), so :meth:`apply` stays as fast as it was.
+        """
+        if isinstance(action, ReturnCard):
+            return return_events(before, seat, action, after)
+        played = play_events(before, seat, action, after)
+        if after.deal_number != before.deal_number:
+            return played + deal_events(after, self.config)
+        return played
 
     def view(self, state: GuandanState, seat: int | None) -> GuandanView:
         """What ``seat`` may see; ``None`` is a spectator."""

@@ -49,6 +49,52 @@ class TopPlay:
 
 
 @dataclass(frozen=True, slots=True)
+class RoundEntry:
+    """One move of the current round: a play (``reading`` set) or a pass (G-R17).
+
+    Attributes:
+        seat: the seat that moved.
+        cards: the cards played, kinds ascending; empty for a pass.
+        reading: what the cards were declared as (G-R13); ``None`` for a pass.
+    """
+
+    seat: int
+    cards: tuple[int, ...] = ()
+    reading: Reading | None = None
+
+    @property
+    def is_pass(self) -> bool:
+        """Whether the seat passed."""
+        return self.reading is None
+
+
+@dataclass(frozen=True, slots=True)
+class DealResult:
+    """How a deal ended, kept public until the next deal's first play (G-R21 .. G-R27).
+
+    Attributes:
+        deal_number: the deal that ended.
+        level: the level it was played at.
+        order: its finishing order (only the two winners after a double win, G-R21).
+        team: the winning team, the first finisher's (G-R24).
+        steps: levels the winners went up (G-R24, stopped at A by G-R25).
+        levels_before: both levels before the deal's result.
+        levels: both levels after it, a G-R27 demotion included.
+        last_plays: the plays and passes of its last round, ending with the play that ended
+            the deal.
+    """
+
+    deal_number: int
+    level: int
+    order: tuple[int, ...]
+    team: int
+    steps: int
+    levels_before: tuple[int, int]
+    levels: tuple[int, int]
+    last_plays: tuple[RoundEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Tribute:
     """One tribute payment of this deal (G-R31, G-R32) and the card given back for it (G-R35).
 
@@ -89,6 +135,11 @@ class GuandanState:
         previous_order: the previous deal's finishing order; after a deal ended on a double
             win (G-R21) it names only the two winners.
         winners: the two seats of the winning team once the match is over (G-R26).
+        round_history: the plays and passes of the current round: since the current trick
+            was led, or, once a trick is won, of that trick until the next lead (G-R17,
+            G-R18). Empty at the start of a deal; at the end of the match, the last round.
+        previous_deal: the result of the deal just ended, from its end until the first play
+            of the next deal (tribute and returns come in between); ``None`` otherwise.
     """
 
     seed: int
@@ -107,6 +158,8 @@ class GuandanState:
     red_joker_holders: tuple[int, ...]
     previous_order: tuple[int, ...]
     winners: tuple[int, ...] = ()
+    round_history: tuple[RoundEntry, ...] = ()
+    previous_deal: DealResult | None = None
 
     @property
     def anti_tribute(self) -> bool:

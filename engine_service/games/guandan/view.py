@@ -7,7 +7,14 @@ from typing import Final
 
 from engine_service.games.guandan.cards import kinds_in
 from engine_service.games.guandan.config import CardCountVisibility, GuandanConfig
-from engine_service.games.guandan.state import GuandanState, Phase, TopPlay, Tribute
+from engine_service.games.guandan.state import (
+    DealResult,
+    GuandanState,
+    Phase,
+    RoundEntry,
+    TopPlay,
+    Tribute,
+)
 
 HIDDEN_COUNT: Final = -1
 """A card count the viewer may not see (G-R23 ``ten_or_fewer``)."""
@@ -44,6 +51,13 @@ class GuandanView:
         previous_order: the previous deal's finishing order (only the two winners after a
             double win that ended the deal, G-R21).
         winners: the winning team's seats once the match is over.
+        round_history: the plays and passes of the current round, oldest first: since the
+            current trick was led, or, after a trick was won, that whole trick until the next
+            lead (G-R17, G-R18). Empty until a new deal's first play; at the end of the match
+            the last round.
+        previous_deal: how the deal just ended went (finishing order, its last round, the
+            winners' promotion and both levels), shown from its end until the next deal's
+            first play, so that tribute and returns are seen beside it; ``None`` otherwise.
     """
 
     seat: int | None
@@ -63,6 +77,8 @@ class GuandanView:
     red_joker_holders: tuple[int, ...]
     previous_order: tuple[int, ...]
     winners: tuple[int, ...]
+    round_history: tuple[RoundEntry, ...]
+    previous_deal: DealResult | None
 
 
 def build_view(
@@ -88,6 +104,8 @@ def build_view(
         red_joker_holders=state.red_joker_holders if config.announce_anti_tribute else (),
         previous_order=state.previous_order,
         winners=state.winners,
+        round_history=state.round_history,
+        previous_deal=state.previous_deal,
     )
 
 
