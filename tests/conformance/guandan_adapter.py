@@ -41,6 +41,13 @@ from engine_service.games.guandan.cards import (
     strength,
 )
 from engine_service.games.guandan.config import GuandanConfig
+from engine_service.games.guandan.events import (
+    CardReturned,
+    CardsDealt,
+    CardsPlayed,
+    ReturnChosen,
+    TributePaid,
+)
 from engine_service.games.guandan.reading import Reading, Shape
 from engine_service.games.guandan.rules import GuandanRules
 from engine_service.games.guandan.state import (
@@ -222,16 +229,44 @@ class GuandanAdapter:
         return _numbered(state.deal_number, tuple(hidden), downward=True)
 
     def visible_cards(self, view: GuandanView) -> frozenset[CardId]:
-        """Every card a view shows (hand, top play, tribute), copies numbered upward."""
+        """Every card a view shows, copies numbered upward.
+
+        This deal's: hand, top play, tribute and returns, the round's plays (which are out of
+        every hand, so they add to the hand's copies). The previous deal's last round is
+        labeled with the previous deal.
+        """
         shown = list(hand_of(view.hand))
         extra = view.top.cards if view.top is not None else ()
-        for kind in chain(extra, *((t.card, t.returned) for t in view.tributes)):
+        # The top play is the round's last play: count its cards once.
+        played = Counter(chain.from_iterable(entry.cards for entry in view.round_history))
+        top = Counter(extra)
+        for kind, n in (played | top).items():
+            shown[kind] += n
+        for kind in chain.from_iterable((t.card, t.returned) for t in view.tributes):
             if kind is not None:
                 shown[kind] += 1
-        return _numbered(view.deal_number, tuple(shown), downward=False)
+        cards = _numbered(view.deal_number, tuple(shown), downward=False)
+        if view.previous_deal is None:
+            return cards
+        last = Counter(chain.from_iterable(e.cards for e in view.previous_deal.last_plays))
+        return cards | numbered_copies(view.previous_deal.deal_number, last)
 
-    def event_cards(self, fact: object, before: object, after: object) -> frozenset[CardId]:
-        """The cards an event names (no events yet)."""
+    def event_cards(
+        self, fact: object, before: GuandanState, after: GuandanState
+    ) -> frozenset[CardId]:
+        """The cards an event names, of the deal they belong to, copies numbered upward.
+
+        A play belongs to the deal it was made in (``before``'s, even when it ended that deal);
+        dealt, tribute and returned cards to ``after``'s. An anti-tribute names seats, not
+        cards, as the view does (G-R33).
+        """
+        match fact:
+            case CardsPlayed(cards=cards):
+                return numbered_copies(before.deal_number, Counter(cards))
+            case CardsDealt(cards=cards):
+                return numbered_copies(after.deal_number, Counter(cards))
+            case TributePaid(card=card) | ReturnChosen(card=card) | CardReturned(card=card):
+                return numbered_copies(after.deal_number, Counter((card,)))
         return frozenset()
 
     def sample_illegal(

@@ -20,7 +20,7 @@ from engine_service.core.cards import Card
 from engine_service.games import REGISTRY
 from engine_service.games.guandan import actions as guandan_actions
 from engine_service.games.guandan.cards import kind_text
-from engine_service.games.guandan.state import TopPlay, Tribute
+from engine_service.games.guandan.state import DealResult, RoundEntry, TopPlay, Tribute
 from engine_service.games.hearts.actions import parse_action
 from engine_service.games.klaberjass.actions import parse_action as parse_klaberjass_action
 from tests.conformance.options import option_texts
@@ -61,6 +61,32 @@ def tribute_text(tribute: Tribute) -> str:
     """``payer>receiver:card/returned`` (``?`` while the return is not shown)."""
     returned = "?" if tribute.returned is None else kind_text(tribute.returned)
     return f"{tribute.payer}>{tribute.receiver}:{kind_text(tribute.card)}/{returned}"
+
+
+def round_text(entries: tuple[RoundEntry, ...]) -> str:
+    """A Guandan round as ``seat:reading:cards`` plays and ``seat:pass``, comma-separated.
+
+    E.g. ``0:pair:8:2:8C+8S,1:pass``; ``-`` for none.
+    """
+    return ",".join(map(_entry_text, entries)) or "-"
+
+
+def _entry_text(entry: RoundEntry) -> str:
+    if entry.reading is None:
+        return f"{entry.seat}:pass"
+    return f"{entry.seat}:{entry.reading}:{'+'.join(map(kind_text, entry.cards))}"
+
+
+def deal_result_text(result: DealResult | None) -> str:
+    """``deal:order:team+steps:levels_before>levels:last round`` of a Guandan deal; ``-``."""
+    if result is None:
+        return "-"
+    order = "".join(map(str, result.order))
+    levels = f"{value_text(result.levels_before)}>{value_text(result.levels)}"
+    return (
+        f"{result.deal_number}:{order}:{result.team}+{result.steps}:{levels}"
+        f":{round_text(result.last_plays)}"
+    )
 
 
 FORMATS: Final[Mapping[str, GameFormat]] = {
@@ -139,12 +165,16 @@ FORMATS: Final[Mapping[str, GameFormat]] = {
             "red_joker_holders": "red",
             "previous_order": "before",
             "winners": "winners",
+            "round_history": "round",
+            "previous_deal": "prev",
         },
         parse_action=guandan_actions.parse_action,
         field_texts={
             "hand": kinds_text,
             "top": top_text,
             "tributes": tributes_text,
+            "round_history": round_text,
+            "previous_deal": deal_result_text,
         },
     ),
 }

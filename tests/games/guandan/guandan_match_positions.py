@@ -102,8 +102,7 @@ def single(card: str) -> PlayCards:
     return PlayCards((kind,), Reading.parse(f"single:{rank_of(kind)}:1"))
 
 
-def finish(
-    rules: GuandanRules,
+def before_finish(
     order: tuple[int, ...],
     *,
     level: int = 2,
@@ -111,8 +110,8 @@ def finish(
     declarer: int | None = None,
     ace_failures: tuple[int, int] = (0, 0),
     seed: int = 7,
-) -> GuandanState:
-    """End a deal with finishing ``order`` and return the state that follows.
+) -> tuple[GuandanState, int, PlayCards]:
+    """A position one play from ending a deal with finishing ``order``, and that play.
 
     ``order`` names two seats (partners: a double win, G-R21) or three (the fourth is last).
     The last seat of ``order`` leads its one remaining card, which ends the deal.
@@ -129,4 +128,26 @@ def finish(
         ace_failures=ace_failures,
         seed=seed,
     )
-    return rules.apply(state, order[-1], single(card))
+    return state, order[-1], single(card)
+
+
+def finish(
+    rules: GuandanRules,
+    order: tuple[int, ...],
+    *,
+    level: int = 2,
+    levels: tuple[int, int] = (2, 2),
+    declarer: int | None = None,
+    ace_failures: tuple[int, int] = (0, 0),
+    seed: int = 7,
+) -> GuandanState:
+    """End a deal with finishing ``order`` (see :func:`before_finish`); the state after."""
+    state, seat, action = before_finish(
+        order,
+        level=level,
+        levels=levels,
+        declarer=declarer,
+        ace_failures=ace_failures,
+        seed=seed,
+    )
+    return rules.apply(state, seat, action)
