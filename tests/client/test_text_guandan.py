@@ -21,7 +21,7 @@ from cardengine_client import (
 )
 from cardengine_client.terminal import play
 from cardengine_client.text import describe_action, parse_action, render_menu, render_view
-from cardengine_client.text.guandan import render_hand
+from cardengine_client.text.guandan import GUANDAN_TEXT, render_hand
 
 HUMAN = game_pb2.PLAYER_TYPE_HUMAN
 HEURISTIC = game_pb2.PLAYER_TYPE_BOT_HEURISTIC
@@ -105,6 +105,115 @@ def test_a_returning_view_shows_the_tribute_and_the_returns_shown():
     assert "Deal 3, returning tribute, level 7" in text
     assert "Tribute: seat 1 gave RJ to you\n" in text
     assert "Tribute: seat 3 gave AS to seat 2, got back 4C" in text
+
+
+def round_entry(seat, reading_text=None, cards=()):
+    if reading_text is None:
+        return guandan_pb2.GuandanRoundEntry(seat=seat, pass_turn=guandan_pb2.GuandanPassTurn())
+    play = guandan_pb2.GuandanPlay(cards=parse_cards(list(cards)), reading=reading(reading_text))
+    return guandan_pb2.GuandanRoundEntry(seat=seat, play=play)
+
+
+def test_g_r17_the_round_so_far_is_listed_plays_and_passes():
+    history = [
+        round_entry(3, "pair:5:2", ["5C", "5D"]),
+        round_entry(0),
+        round_entry(1, "pair:9:2", ["9C", "9S"]),
+    ]
+    text = render_view(guandan_view(round_history=history))
+    assert "This round: seat 3 pair:5:2 5C 5D, you pass, seat 1 pair:9:2 9C 9S" in text
+
+
+def test_g_r24_the_deal_just_ended_is_shown_with_its_promotion_and_last_round():
+    result = guandan_pb2.GuandanDealResult(
+        deal_number=1,
+        level=cards_pb2.RANK_FOUR,
+        order=[0, 2],
+        team=0,
+        steps=3,
+        levels_before=[cards_pb2.RANK_FOUR, cards_pb2.RANK_FOUR],
+        levels=[LEVEL_SEVEN, cards_pb2.RANK_FOUR],
+        last_plays=[round_entry(1, "single:13:1", ["KC"]), round_entry(2, "single:16:1", ["RJ"])],
+    )
+    text = render_view(
+        guandan_view(View.PHASE_RETURNING, previous_deal=result, previous_order=[0, 2])
+    )
+    assert "Deal 2 (level 4) ended: 1st you, 2nd seat 2" in text
+    assert "Level change: you & seat 2 4 -> 7 (up 3), seat 1 & seat 3 stay at 4" in text
+    assert "Its last round: seat 1 single:13:1 KC, seat 2 single:16:1 RJ" in text
+    assert "Previous deal's finish" not in text
+    later = render_view(guandan_view(previous_order=[0, 2]))
+    assert "Previous deal's finish: you, seat 2" in later
+
+
+def guandan_event(**fields):
+    return game_pb2.GameEvent(guandan=guandan_pb2.GuandanEvent(**fields))
+
+
+def test_events_are_told_as_short_sentences():
+    """G-R18, G-R19, G-R24, G-R33, G-R37: each event kind has its own sentence."""
+    view = guandan_view()
+    played = guandan_pb2.GuandanCardsPlayed(
+        seat=1, cards=parse_cards(["9C", "9S"]), reading=reading("pair:9:2")
+    )
+    told = {
+        "cards_played": (played, "seat 1 plays pair:9:2 9C 9S"),
+        "turn_passed": (guandan_pb2.GuandanTurnPassed(seat=0), "you pass"),
+        "trick_won": (
+            guandan_pb2.GuandanTrickWon(winner=1, leader=3),
+            "seat 1 wins the trick; seat 3 to lead",
+        ),
+        "player_finished": (
+            guandan_pb2.GuandanPlayerFinished(seat=2, place=1),
+            "seat 2 is out, 1st",
+        ),
+        "deal_ended": (
+            guandan_pb2.GuandanDealEnded(
+                deal_number=2, order=[0, 2], team=0, steps=3, levels=[LEVEL_SEVEN, 4]
+            ),
+            "deal 3 over: you, seat 2; you & seat 2 up 3, levels 7-4",
+        ),
+        "level_changed": (
+            guandan_pb2.GuandanLevelChanged(team=1, before=14, after=2),
+            "seat 1 & seat 3: level A -> 2",
+        ),
+        "deal_started": (
+            guandan_pb2.GuandanDealStarted(deal_number=3, level=LEVEL_SEVEN, declarer=0, leader=3),
+            "deal 4 dealt at level 7 (you & seat 2's); seat 3 leads",
+        ),
+        "cards_dealt": (
+            guandan_pb2.GuandanCardsDealt(seat=0, cards=parse_cards(["7H", "3C"])),
+            "you are dealt 3C 7H  (wild 7H)",
+        ),
+        "tribute_paid": (
+            guandan_pb2.GuandanTributePaid(payer=1, receiver=0, card=parse_card("RJ")),
+            "seat 1 pays RJ to you",
+        ),
+        "anti_tribute": (
+            guandan_pb2.GuandanAntiTribute(payers=[1, 3], red_joker_holders=[3, 3]),
+            "no tribute: the payers hold both red jokers (red jokers: seat 3, seat 3)",
+        ),
+        "return_chosen": (
+            guandan_pb2.GuandanReturnChosen(returner=0, payer=1, card=parse_card("4C")),
+            "you will return 4C",
+        ),
+        "card_returned": (
+            guandan_pb2.GuandanCardReturned(returner=2, payer=3, card=parse_card("5D")),
+            "seat 2 returns 5D to seat 3",
+        ),
+        "match_over": (
+            guandan_pb2.GuandanMatchOver(winners=[1, 3]),
+            "match over: seat 1, seat 3 win",
+        ),
+    }
+    assert set(told) == {f.name for f in guandan_pb2.GuandanEvent.DESCRIPTOR.fields}
+    for kind, (message, text) in told.items():
+        assert GUANDAN_TEXT.describe_event(view, guandan_event(**{kind: message})) == text
+    mine = guandan_pb2.GuandanCardsPlayed(seat=0, cards=played.cards, reading=played.reading)
+    assert GUANDAN_TEXT.describe_event(view, guandan_event(cards_played=mine)).startswith(
+        "you play "
+    )
+    assert GUANDAN_TEXT.describe_event(view, guandan_event()) == "guandan event (empty)"
 
 
 def test_an_anti_tribute_names_the_red_joker_holders_g_r33():

@@ -2,7 +2,10 @@
 
 A view is shown as a few labelled lines: the deal and its level, each team's level, the
 viewer's hand from weakest to strongest at this level (the level rank sits above the ace and
-its hearts are wild, G-R3/G-R5), card counts, the play to beat, finishing order and tribute.
+its hearts are wild, G-R3/G-R5), card counts, the play to beat, the plays and passes of the
+current round, finishing order and tribute. From the end of a deal until the next deal's first
+play, the deal just ended is shown too: its finish, the winners' promotion and its last round.
+Events (:func:`describe_guandan_event`) are told as short sentences as they arrive.
 
 Typed moves: ``pass``; ``return 4C``; cards to play, such as ``8C 8D 8S 5H 5H``, optionally
 with the reading they count as (``full_house:8:5``, see
@@ -14,7 +17,9 @@ card without a verb is a return.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from itertools import groupby
 from types import MappingProxyType
 from typing import Final
@@ -121,13 +126,53 @@ def _table_lines(view: game_pb2.GameView) -> list[str]:
         lines.append(line)
     elif guandan.phase == _View.PHASE_PLAYING and view.to_act:
         lines.append(f"To beat: nothing, {seat_names(view, view.to_act)} to lead")
+    if guandan.round_history:
+        lines.append(f"This round: {describe_round(view, guandan.round_history)}")
     if guandan.finished:
-        places = ", ".join(
-            f"{_PLACES[place]} {seat_name(view, seat)}"
-            for place, seat in enumerate(guandan.finished)
-        )
-        lines.append(f"Finished: {places}")
+        lines.append(f"Finished: {_places_text(view, guandan.finished)}")
     return lines
+
+
+def _places_text(view: game_pb2.GameView, order: Sequence[int]) -> str:
+    return ", ".join(
+        f"{_PLACES[place]} {seat_name(view, seat)}" for place, seat in enumerate(order)
+    )
+
+
+def describe_round(
+    view: game_pb2.GameView, entries: Iterable[guandan_pb2.GuandanRoundEntry]
+) -> str:
+    """``"seat 3 pair:5:2 5C 5D, you pass"``: each play or pass of a round, oldest first."""
+    return ", ".join(
+        f"{seat_name(view, entry.seat)} "
+        + (
+            describe_play(entry.play.cards, entry.play.reading)
+            if entry.HasField("play")
+            else "pass"
+        )
+        for entry in entries
+    )
+
+
+def _previous_deal_lines(view: game_pb2.GameView) -> list[str]:
+    """G-R24 .. G-R27: how the deal just ended went, shown until the next deal's first play."""
+    result = view.guandan.previous_deal
+    changes = []
+    for team, (before, after) in enumerate(zip(result.levels_before, result.levels, strict=False)):
+        name = _team_text(view, team)
+        if before == after:
+            changes.append(f"{name} stay at {level_name(after)}")
+            continue
+        change = f"{name} {level_name(before)} -> {level_name(after)}"
+        if team == result.team and result.steps:
+            change += f" (up {result.steps})"
+        changes.append(change)
+    return [
+        f"Deal {result.deal_number + 1} (level {level_name(result.level)}) ended: "
+        f"{_places_text(view, result.order)}",
+        f"Level change: {', '.join(changes)}",
+        f"Its last round: {describe_round(view, result.last_plays)}",
+    ]
 
 
 def _tribute_lines(view: game_pb2.GameView) -> list[str]:
@@ -145,7 +190,9 @@ def _tribute_lines(view: game_pb2.GameView) -> list[str]:
         holders = seat_names(view, guandan.red_joker_holders)
         shown = f": red jokers held by {holders}" if guandan.red_joker_holders else ""
         lines.append(f"No tribute this deal (anti-tribute{shown})")
-    if guandan.previous_order:
+    if guandan.HasField("previous_deal"):
+        lines.extend(_previous_deal_lines(view))
+    elif guandan.previous_order:
         lines.append(f"Previous deal's finish: {seat_names(view, guandan.previous_order)}")
     return lines
 
@@ -249,6 +296,90 @@ def parse_guandan(view: game_pb2.GameView, text: str) -> game_pb2.Action:
     return guandan_play(cards, reading)
 
 
-GUANDAN_TEXT: Final = GameText(
-    render=render_guandan, describe=describe_guandan, parse=parse_guandan
+def _levels_text(levels: Sequence[int]) -> str:
+    return "-".join(level_name(level) for level in levels)
+
+
+def describe_guandan_event(view: game_pb2.GameView, event: game_pb2.GameEvent) -> str:
+    """One Guandan event as a short sentence, e.g. ``"seat 1 plays pair:9:2 9C 9S"``.
+
+    An event kind this client does not know yet is named by its field in ``GuandanEvent``.
+    """
+    guandan = event.guandan
+    kind = guandan.WhichOneof("event")
+    name = functools.partial(seat_name, view)
+
+    def does(seat: int, verb: str, you: str) -> str:
+        """``"seat 1 plays"`` but ``"you play"``."""
+        return f"{name(seat)} {you if name(seat) == 'you' else verb}"
+
+    if kind == "cards_played":
+        played = guandan.cards_played
+        return f"{does(played.seat, 'plays', 'play')} {describe_play(played.cards, played.reading)}"
+    if kind == "turn_passed":
+        return does(guandan.turn_passed.seat, "passes", "pass")
+    if kind == "trick_won":
+        won = guandan.trick_won
+        return f"{does(won.winner, 'wins', 'win')} the trick; {name(won.leader)} to lead"
+    if kind == "player_finished":
+        out = guandan.player_finished
+        return f"{does(out.seat, 'is', 'are')} out, {_PLACES[out.place - 1]}"
+    if kind == "deal_ended":
+        ended = guandan.deal_ended
+        return (
+            f"deal {ended.deal_number + 1} over: {seat_names(view, ended.order)}; "
+            f"{_team_text(view, ended.team)} up {ended.steps}, levels {_levels_text(ended.levels)}"
+        )
+    if kind == "level_changed":
+        changed = guandan.level_changed
+        return (
+            f"{_team_text(view, changed.team)}: level {level_name(changed.before)}"
+            f" -> {level_name(changed.after)}"
+        )
+    if kind == "deal_started":
+        started = guandan.deal_started
+        return (
+            f"deal {started.deal_number + 1} dealt at level {level_name(started.level)} "
+            f"({_team_text(view, started.declarer)}'s); {name(started.leader)} leads"
+        )
+    if kind == "cards_dealt":
+        dealt = guandan.cards_dealt
+        return (
+            f"{does(dealt.seat, 'is', 'are')} dealt {render_hand(dealt.cards, view.guandan.level)}"
+        )
+    if kind == "tribute_paid":
+        paid = guandan.tribute_paid
+        return (
+            f"{does(paid.payer, 'pays', 'pay')} {format_card(paid.card)} to {name(paid.receiver)}"
+        )
+    if kind == "anti_tribute":
+        holders = guandan.anti_tribute.red_joker_holders
+        shown = f" (red jokers: {seat_names(view, holders)})" if holders else ""
+        return f"no tribute: the payers hold both red jokers{shown}"
+    if kind == "return_chosen":
+        chosen = guandan.return_chosen
+        return f"{name(chosen.returner)} will return {format_card(chosen.card)}"
+    if kind == "card_returned":
+        returned = guandan.card_returned
+        return (
+            f"{does(returned.returner, 'returns', 'return')} {format_card(returned.card)}"
+            f" to {name(returned.payer)}"
+        )
+    if kind == "match_over":
+        return f"match over: {seat_names(view, guandan.match_over.winners)} win"
+    return f"guandan event {kind or '(empty)'}"
+
+
+@dataclass(frozen=True, slots=True)
+class GuandanText(GameText):
+    """Guandan's :class:`GameText` with its event formatter, which the terminal looks up."""
+
+    describe_event: Callable[[game_pb2.GameView, game_pb2.GameEvent], str]
+
+
+GUANDAN_TEXT: Final = GuandanText(
+    render=render_guandan,
+    describe=describe_guandan,
+    parse=parse_guandan,
+    describe_event=describe_guandan_event,
 )
