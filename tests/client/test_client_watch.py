@@ -9,6 +9,8 @@ checks the stream against itself and against the action log.
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
 from concurrent import futures
 
@@ -31,6 +33,8 @@ from cardengine_client import (
 )
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
+
+from engine_service.devtools.local import local_service
 
 MAX_ITEMS = 5000  # far more than a Hearts game has versions: a runaway loop fails, not hangs
 JOIN_SECONDS = 120
@@ -292,3 +296,295 @@ def test_choose_cards_refuses_an_action_without_a_card_list():
     choice = game_pb2.CardChoice(action=game_pb2.Action(), count=1)
     with pytest.raises(ValueError, match="no list of cards"):
         choose_cards(choice, ["2C"], strict=False)
+
+
+# -- against the real service ------------------------------------------------------------------
+
+HEARTS_VS_BOTS = ["human", "heuristic", "heuristic", "heuristic"]
+
+
+def first_move(view: game_pb2.GameView) -> game_pb2.Action:
+    """The first legal action, or the first cards of the first choice (a Hearts pass)."""
+    if view.legal_actions:
+        return view.legal_actions[0]
+    choice = view.legal_choices[0]
+    return choose_cards(choice, choice.cards[: choice.count])
+
+
+def new_game(client: EngineClient, seed: int) -> tuple[str, str]:
+    created = client.create_game("hearts", HEARTS_VS_BOTS, seed=seed)
+    return created.game_id, created.seat_tokens[0].token
+
+
+def drive(client: EngineClient, game_id: str, token: str, *, moves: int | None = None, ready=None):
+    """Play seat 0 from its own watch: each time the stream reaches its turn, the first move.
+
+    ``ready`` is called before the first move (to let other watchers join first); with
+    ``moves`` the game is left after that many of seat 0's moves. Returns every item seen.
+    """
+    items = []
+    caught_up, made = 0, 0
+    with client.watch(game_id, 0, token) as watch:
+        for item in watch:
+            items.append(item)
+            assert len(items) < MAX_ITEMS, "the game did not end"
+            if not isinstance(item, api.GameUpdate):
+                continue
+            view = item.view
+            if 0 not in view.to_act or view.status == game_pb2.GAME_STATUS_FINISHED:
+                continue
+            if item.version < caught_up:
+                continue  # the stream has not yet reached our own last reply
+            if moves is not None and made >= moves:
+                break
+            if ready is not None and made == 0:
+                ready()
+            caught_up = client.submit(game_id, 0, token, first_move(view), view.version).version
+            made += 1
+    return items
+
+
+def assert_consecutive(items) -> None:
+    *updates, last = items
+    assert updates, "no update before the end"
+    assert all(isinstance(item, api.GameUpdate) for item in updates)
+    numbers = [item.version for item in updates]
+    assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+    assert isinstance(last, api.GameEnded)
+    assert last.version == numbers[-1]
+
+
+class Watcher(threading.Thread):
+    """Watches a game as seat 0 in the background, collecting what the client yields."""
+
+    def __init__(self, address: str, game_id: str, token: str, *, cut_after: int | None = None):
+        super().__init__(daemon=True)
+        self.address, self.game_id, self.token = address, game_id, token
+        self.cut_after = cut_after
+        self.items: list = []
+        self.first = threading.Event()
+        self.error: BaseException | None = None
+        self.cancelled_at: int | None = None
+        self.watch = None
+
+    def run(self) -> None:
+        try:
+            self._watch()
+        except BaseException as error:
+            self.error = error
+        finally:
+            self.first.set()
+
+    def _collect(self, watch) -> None:
+        self.watch = watch
+        for item in watch:
+            self.items.append(item)
+            self.first.set()
+            assert len(self.items) < MAX_ITEMS
+            if self.cut_after is not None and len(self.items) == self.cut_after:
+                return
+
+    def _watch(self) -> None:
+        engine = EngineClient(self.address)
+        watch = engine.watch(self.game_id, 0, self.token)
+        self._collect(watch)
+        if self.cut_after is None:
+            engine.close()
+            return
+        # Break the channel under the live stream; the watch reports it and keeps its version.
+        threading.Timer(0.05, engine.close).start()
+        try:
+            self.items.append(next(watch))  # whatever was already buffered, if anything
+            while True:
+                self.items.append(next(watch))
+        except Cancelled:
+            self.cancelled_at = watch.version
+        with EngineClient(self.address) as fresh:
+            self.cut_after = None
+            self._collect(fresh.watch(self.game_id, 0, self.token, from_version=watch.version))
+
+    def finish(self) -> list:
+        self.join(JOIN_SECONDS)
+        if self.is_alive() and self.watch is not None:
+            self.watch.close()
+        assert not self.is_alive(), "the watcher did not see the game end"
+        if self.error is not None:
+            raise self.error
+        return self.items
+
+
+def serialized(items) -> list[bytes]:
+    return [type(item).__name__.encode() + item.SerializeToString() for item in items]
+
+
+@pytest.mark.service
+def test_a_hearts_game_watched_from_version_0_to_the_end(engine_address):
+    with EngineClient(engine_address) as client:
+        game_id, token = new_game(client, seed=41)
+        items = drive(client, game_id, token)
+        assert_consecutive(items)
+        first, ended_ = items[0], items[-1]
+        assert not first.HasField("seat") and not first.events  # the current view, no events
+        later = items[1:-1]
+        assert all(item.HasField("seat") and item.HasField("applied_at") for item in later)
+        assert all(item.view.version == item.version for item in items[:-1])
+        final = client.view(game_id, 0, token)
+        assert final.status == game_pb2.GAME_STATUS_FINISHED
+        assert ended_.version == final.version
+        assert ended_.outcome == final.outcome
+        assert items[-2].view == final
+        log = client.action_log(game_id)
+        assert len(log.entries) == final.version - 1  # entry i took version i+1 to i+2
+
+
+@pytest.mark.service
+def test_a_watch_broken_mid_game_resumes_from_its_version_to_the_same_messages(engine_address):
+    with EngineClient(engine_address) as client:
+        game_id, token = new_game(client, seed=42)
+        whole = Watcher(engine_address, game_id, token)
+        broken = Watcher(engine_address, game_id, token, cut_after=60)
+        for watcher in (whole, broken):
+            watcher.start()
+            assert watcher.first.wait(JOIN_SECONDS)
+        drive(client, game_id, token)
+        uninterrupted, resumed = whole.finish(), broken.finish()
+    assert broken.cancelled_at is not None and broken.cancelled_at >= 60
+    assert_consecutive(resumed)
+    assert serialized(resumed) == serialized(uninterrupted)
+
+
+class CuttingProxy:
+    """A TCP relay in front of the service whose open connections can be cut at will.
+
+    A cut looks to the client exactly like a network failure mid-stream (the socket closes
+    under a live call), while new connections go through: what a resuming watch must survive.
+    """
+
+    def __init__(self, target: str):
+        host, port = target.rsplit(":", 1)
+        self.target = (host, int(port))
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.address = f"127.0.0.1:{self.listener.getsockname()[1]}"
+        self.sockets: list[socket.socket] = []
+        self.lock = threading.Lock()
+        self.cuts = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                downstream, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            with self.lock:
+                self.sockets += [downstream, upstream]
+            for source, sink in ((downstream, upstream), (upstream, downstream)):
+                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for each in (source, sink):
+                with contextlib.suppress(OSError):
+                    each.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        with self.lock:
+            doomed, self.sockets = self.sockets, []
+            self.cuts += 1
+        for each in doomed:
+            with contextlib.suppress(OSError):
+                each.shutdown(socket.SHUT_RDWR)
+            each.close()
+
+    def close(self) -> None:
+        self.listener.close()
+        self.cut()
+
+
+@pytest.mark.service
+def test_the_client_resumes_by_itself_after_dropped_connections(engine_address):
+    proxy = CuttingProxy(engine_address)
+    seen: list = []
+    try:
+        with (
+            EngineClient(engine_address) as client,
+            EngineClient(proxy.address, retries=8, backoff=0.05) as through_proxy,
+        ):
+            game_id, token = new_game(client, seed=43)
+            watch = through_proxy.watch(game_id, 0, token)
+            seen.append(next(watch))
+            done = threading.Event()
+            driver_items: list = []
+
+            def play_it() -> None:
+                try:
+                    driver_items.extend(drive(client, game_id, token))
+                finally:
+                    done.set()
+
+            threading.Thread(target=play_it, daemon=True).start()
+            for item in watch:
+                seen.append(item)
+                assert len(seen) < MAX_ITEMS
+                if len(seen) % 150 == 0:
+                    proxy.cut()
+            assert done.wait(JOIN_SECONDS)
+            assert proxy.cuts >= 3
+            assert watch.reopened >= proxy.cuts
+    finally:
+        proxy.close()
+    assert_consecutive(seen)
+    # The driver watched directly from the same first version: the same messages, one for one.
+    assert serialized(seen) == serialized(driver_items)
+
+
+@pytest.fixture(scope="module")
+def short_memory_address(redis_url):
+    """A second engine server that keeps the events of only a few versions per game."""
+    with local_service(redis_url, event_retention=20) as address:
+        yield address
+
+
+@pytest.mark.service
+def test_version_expired_is_raised_or_reloaded_against_the_service(short_memory_address):
+    with EngineClient(short_memory_address) as client:
+        game_id, token = new_game(client, seed=44)
+        # Redis trims the event stream by whole nodes (about 100 entries): go well past that.
+        drive(client, game_id, token, moves=100)
+        current = client.view(game_id, 0, token)
+        assert current.version > 300
+        assert current.status == game_pb2.GAME_STATUS_IN_PROGRESS
+        with pytest.raises(VersionExpired) as caught:
+            next(client.watch(game_id, 0, token, from_version=2))
+        assert caught.value.code is grpc.StatusCode.OUT_OF_RANGE
+        with client.watch(game_id, 0, token, from_version=2, reload_on_expiry=True) as watch:
+            reloaded = next(watch)
+        assert reloaded.version == current.version
+        assert reloaded.view == current
+        assert not reloaded.events
+
+
+@pytest.mark.service
+def test_action_log_paging_returns_every_entry_once_in_order(engine_address):
+    with EngineClient(engine_address) as client:
+        game_id, token = new_game(client, seed=45)
+        drive(client, game_id, token)
+        whole = client.action_log(game_id).entries
+        assert len(whole) > 100
+        assert [entry.index for entry in whole] == list(range(len(whole)))
+        pages = list(client.action_log_pages(game_id, 0, token, page_size=37))
+        assert len(pages) == -(-len(whole) // 37)
+        assert all(page.entries for page in pages)
+        assert not pages[-1].next_page_token
+        paged = [entry for page in pages for entry in page.entries]
+        assert [e.SerializeToString() for e in paged] == [e.SerializeToString() for e in whole]
+        tail = list(client.action_log_entries(game_id, page_size=10, from_index=50))
+        assert tail == list(whole[50:])
+        assert all(entry.HasField("applied_at") for entry in whole)

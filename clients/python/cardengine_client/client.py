@@ -386,6 +386,7 @@ class GameWatch(Iterator[WatchItem]):
         self._call: grpc.CallIterator[engine_service_pb2.WatchGameResponse] | None = None
         self._messages: Iterator[engine_service_pb2.WatchGameResponse] = iter(())
         self._failures = 0
+        self._opened = 0
         self._closed = False
         self._ended = False
 
@@ -393,6 +394,11 @@ class GameWatch(Iterator[WatchItem]):
     def version(self) -> int:
         """The last version received (``from_version`` until the first update arrives)."""
         return self._version
+
+    @property
+    def reopened(self) -> int:
+        """How many times the stream was opened again after the first (for logs and tests)."""
+        return max(0, self._opened - 1)
 
     @property
     def ended(self) -> bool:
@@ -445,6 +451,7 @@ class GameWatch(Iterator[WatchItem]):
         other is raised.
         """
         if self._call is None:
+            self._opened += 1
             self._request.from_version = self._version
             self._call = self._client._open_watch(self._request, self._token)
             self._messages = iter(self._call)
