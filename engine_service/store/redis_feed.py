@@ -26,8 +26,9 @@ from engine_service.store.redis_store import events_key, stored_version, stream_
 
 log = logging.getLogger(__name__)
 
-BLOCK_MILLISECONDS: Final = 5_000
-"""How long one ``XREAD`` waits before the reader looks at its list of games again."""
+BLOCK_MILLISECONDS: Final = 2_000
+"""How long one ``XREAD`` waits before the reader looks at its list of games again; well
+under the client's socket timeout, so a quiet read is never taken for a dead Redis."""
 RECONNECT_SECONDS: Final = 0.5
 UNBLOCK_TRIES: Final = 50
 """How often a new subscription nudges a reader that had not yet seen it (1 ms apart)."""
@@ -171,7 +172,7 @@ class RedisEventFeed:
                 self._reader_id = int(await self._reader.client_id())
                 await self._follow()
             except (redis.ConnectionError, redis.TimeoutError) as error:
-                log.warning("event feed lost redis; reconnecting", extra={"error": str(error)})
+                log.warning("event feed lost redis; reconnecting", extra={"error": repr(error)})
                 self._reader_id = None
                 await asyncio.sleep(RECONNECT_SECONDS)
 

@@ -106,7 +106,13 @@ class RedisGameStore:
             for number, move in enumerate(moves, start=2):
                 pipe.rpush(keys[1], move.entry)
                 fields: Any = {"a": move.entry, "e": move.events}
-                pipe.xadd(keys[2], fields, id=stream_id(number))
+                pipe.xadd(
+                    keys[2],
+                    fields,
+                    id=stream_id(number),
+                    maxlen=self._retention,
+                    approximate=True,
+                )
             for key in keys:
                 pipe.expire(key, self._ttl)
             await pipe.execute()

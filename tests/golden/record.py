@@ -1,4 +1,4 @@
-"""Record one golden game per registered game: ``python -m tests.golden.record [GAME...]`` (``make golden``).
+"""Record golden games: ``python -m tests.golden.record [GAME...]`` (``make golden``: all).
 
 Run it only after an intended rules change, and read the diff: every changed line is a change
 in what some seat sees. Bots choose the moves here; the golden test never runs the bots, it

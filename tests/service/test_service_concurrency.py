@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 import uuid
 
 import grpc
-import pytest
 from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import engine_service_pb2_grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from engine_service.codec.record import decode_log_entry, decode_record
-from engine_service.devtools.local import free_port, local_service
+from engine_service.devtools.local import local_service
 from engine_service.games import REGISTRY
 from engine_service.store.redis_store import game_key, log_key
 from tests.service.rpc_helpers import (
@@ -138,42 +133,6 @@ def test_idle_games_expire(redis_url):
         view(stub, created.game_id)
         time.sleep(2.2)
         assert failure_of(lambda: view(stub, created.game_id)).code is grpc.StatusCode.NOT_FOUND
-
-
-@pytest.fixture
-def second_server(redis_url):
-    """Another engine process on the same Redis."""
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "engine_service",
-            "--address",
-            f"127.0.0.1:{port}",
-            "--redis-url",
-            redis_url,
-            "--metrics-port",
-            "0",
-        ],
-        env={**os.environ, "ENGINE_LOG_LEVEL": "WARNING"},
-    )
-    address = f"127.0.0.1:{port}"
-    try:
-        with grpc.insecure_channel(address) as channel:
-            health = health_pb2_grpc.HealthStub(channel)
-            deadline = time.monotonic() + 20
-            while True:
-                try:
-                    health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                    break
-                except grpc.RpcError:
-                    assert process.poll() is None and time.monotonic() < deadline
-                    time.sleep(0.1)
-        yield address
-    finally:
-        process.terminate()
-        assert process.wait(timeout=20) == 0, "SIGTERM should drain and exit cleanly"
 
 
 def test_a_second_process_serves_a_game_the_first_created(stub, second_server):
