@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from cardengine.internal.v1 import snapshot_pb2
+from cardengine.internal.v1 import klaberjass_state_pb2, snapshot_pb2
 from cardengine.v1 import cards_pb2, game_pb2, klaberjass_pb2
 from google.protobuf.message import Message
 
@@ -23,12 +23,30 @@ from engine_service.games.klaberjass.actions import (
 )
 from engine_service.games.klaberjass.cards import PACK_MASK
 from engine_service.games.klaberjass.config import KlaberjassConfig
+from engine_service.games.klaberjass.events import (
+    BellaScored,
+    BidMade,
+    BottomShown,
+    CardPlayed,
+    CardsDealt,
+    DealScored,
+    DealStarted,
+    DealThrownIn,
+    DixKept,
+    DixSwapped,
+    GameOver,
+    SequencesCompared,
+    TrickTaken,
+    TrumpFixed,
+)
 from engine_service.games.klaberjass.state import (
     Bid,
     DealResult,
+    FinishedDeal,
     KlaberjassState,
     Phase,
     SequenceResult,
+    TakenTrick,
     Trick,
 )
 from engine_service.games.klaberjass.view import KlaberjassView
@@ -39,6 +57,7 @@ _NONE: Final = -1
 """Stands for a missing seat or suit in the stored deal history."""
 _DEAL_FIELDS: Final = 7
 _BID_BYTES: Final = 3
+_TRICK_BYTES: Final = 5
 
 
 def _decode_pack_card(message: cards_pb2.Card, field_path: str) -> Card:
@@ -65,6 +84,203 @@ def _encode_trick(trick: Trick, trump: Suit | None) -> klaberjass_pb2.Klaberjass
     if winner is not None:
         message.winner = winner
     return message
+
+
+def _encode_taken(trick: TakenTrick) -> klaberjass_pb2.KlaberjassTrick:
+    """A complete trick with its winner and points (K-R19)."""
+    return klaberjass_pb2.KlaberjassTrick(
+        leader=trick.leader,
+        cards=encode_cards(trick.cards),
+        winner=trick.winner,
+        points=trick.points,
+    )
+
+
+def _encode_sequences(result: SequenceResult) -> klaberjass_pb2.KlaberjassSequences:
+    message = klaberjass_pb2.KlaberjassSequences(
+        cards=encode_cards(result.cards), points=result.points
+    )
+    if result.winner is not None:
+        message.winner = result.winner
+    return message
+
+
+def _encode_deal(deal: DealResult) -> klaberjass_pb2.KlaberjassDeal:
+    message = klaberjass_pb2.KlaberjassDeal(
+        dealer=deal.dealer, trump=_proto_suit(deal.trump), points=deal.points, scores=deal.scores
+    )
+    if deal.maker is not None:
+        message.maker = deal.maker
+    return message
+
+
+def _encode_previous(deal: FinishedDeal) -> klaberjass_pb2.KlaberjassPreviousDeal:
+    message = klaberjass_pb2.KlaberjassPreviousDeal(
+        deal_number=deal.deal_number,
+        result=_encode_deal(deal.result),
+        tricks=[_encode_taken(trick) for trick in deal.tricks],
+    )
+    if deal.sequences is not None:
+        message.sequences.CopyFrom(_encode_sequences(deal.sequences))
+    if deal.bella_by is not None:
+        message.bella_by = deal.bella_by
+    return message
+
+
+def _event_message(fact: object) -> klaberjass_pb2.KlaberjassEvent:
+    """The ``KlaberjassEvent`` of one event value, one oneof member per event class."""
+    event = klaberjass_pb2.KlaberjassEvent
+    if isinstance(fact, BidMade):
+        bid = klaberjass_pb2.KlaberjassBid(
+            seat=fact.seat, round=fact.round, suit=_proto_suit(fact.suit)
+        )
+        return event(bid_made=klaberjass_pb2.KlaberjassBidMade(bid=bid))
+    if isinstance(fact, TrumpFixed):
+        return event(
+            trump_fixed=klaberjass_pb2.KlaberjassTrumpFixed(
+                suit=_proto_suit(fact.suit), maker=fact.maker
+            )
+        )
+    if isinstance(fact, DealThrownIn):
+        return event(
+            deal_thrown_in=klaberjass_pb2.KlaberjassDealThrownIn(
+                deal_number=fact.deal_number, dealer=fact.dealer
+            )
+        )
+    if isinstance(fact, DealStarted):
+        return event(
+            deal_started=klaberjass_pb2.KlaberjassDealStarted(
+                deal_number=fact.deal_number,
+                dealer=fact.dealer,
+                turn_up=encode_card(fact.turn_up),
+            )
+        )
+    if isinstance(fact, CardsDealt):
+        return event(
+            cards_dealt=klaberjass_pb2.KlaberjassCardsDealt(
+                seat=fact.seat, deal_number=fact.deal_number, cards=encode_cards(fact.cards)
+            )
+        )
+    if isinstance(fact, BottomShown):
+        return event(bottom_shown=klaberjass_pb2.KlaberjassBottomShown(card=encode_card(fact.card)))
+    if isinstance(fact, DixSwapped):
+        return event(
+            dix_swapped=klaberjass_pb2.KlaberjassDixSwapped(
+                seat=fact.seat, taken=encode_card(fact.taken), seven=encode_card(fact.seven)
+            )
+        )
+    if isinstance(fact, DixKept):
+        return event(dix_kept=klaberjass_pb2.KlaberjassDixKept(seat=fact.seat))
+    if isinstance(fact, CardPlayed):
+        return event(
+            card_played=klaberjass_pb2.KlaberjassCardPlayed(
+                seat=fact.seat, card=encode_card(fact.card)
+            )
+        )
+    return _scoring_event_message(fact)
+
+
+def _scoring_event_message(fact: object) -> klaberjass_pb2.KlaberjassEvent:
+    """The events that count points: bella, tricks, sequences, the deal and the game."""
+    event = klaberjass_pb2.KlaberjassEvent
+    if isinstance(fact, BellaScored):
+        return event(
+            bella_scored=klaberjass_pb2.KlaberjassBellaScored(
+                seat=fact.seat, suit=_proto_suit(fact.suit), points=fact.points
+            )
+        )
+    if isinstance(fact, TrickTaken):
+        trick = TakenTrick(fact.leader, fact.cards, fact.winner, fact.points)
+        return event(
+            trick_taken=klaberjass_pb2.KlaberjassTrickTaken(
+                number=fact.number, trick=_encode_taken(trick)
+            )
+        )
+    if isinstance(fact, SequencesCompared):
+        result = SequenceResult(fact.winner, fact.cards, fact.points)
+        return event(
+            sequences_compared=klaberjass_pb2.KlaberjassSequencesCompared(
+                sequences=_encode_sequences(result)
+            )
+        )
+    if isinstance(fact, DealScored):
+        return event(
+            deal_scored=klaberjass_pb2.KlaberjassDealScored(
+                deal_number=fact.deal_number,
+                maker=fact.maker,
+                points=fact.points,
+                scores=fact.scores,
+                maker_down=fact.maker_down,
+                totals=fact.totals,
+            )
+        )
+    if isinstance(fact, GameOver):
+        return event(
+            game_over=klaberjass_pb2.KlaberjassGameOver(winners=fact.winners, totals=fact.totals)
+        )
+    raise TypeError(f"not a Klaberjass event: {fact!r}")
+
+
+def _encode_tricks(tricks: Sequence[TakenTrick]) -> bytes:
+    return bytes(
+        n for trick in tricks for n in (trick.leader, *trick.cards, trick.winner, trick.points)
+    )
+
+
+def _decode_tricks(data: bytes) -> tuple[TakenTrick, ...]:
+    return tuple(
+        TakenTrick(leader, (CARDS[first], CARDS[second]), winner, points)
+        for leader, first, second, winner, points in (
+            data[i : i + _TRICK_BYTES] for i in range(0, len(data), _TRICK_BYTES)
+        )
+    )
+
+
+_SequenceFields = klaberjass_state_pb2.KlaberjassState | klaberjass_state_pb2.KlaberjassFinishedDeal
+"""Stored messages holding a sequence comparison under the same four field names."""
+
+
+def _store_sequences(result: SequenceResult | None, target: _SequenceFields) -> None:
+    """The stored fields of a sequence comparison (``has_sequences`` and the three values)."""
+    if result is None:
+        return
+    target.has_sequences = True
+    if result.winner is not None:
+        target.sequence_winner = result.winner
+    target.sequence_cards = bytes(result.cards)
+    target.sequence_points = result.points
+
+
+def _stored_sequences(source: _SequenceFields) -> SequenceResult | None:
+    if not source.has_sequences:
+        return None
+    return SequenceResult(
+        _optional(source, "sequence_winner"),
+        _cards_of(source.sequence_cards),
+        source.sequence_points,
+    )
+
+
+def _store_previous(
+    deal: FinishedDeal, target: klaberjass_state_pb2.KlaberjassFinishedDeal
+) -> None:
+    target.deal_number = deal.deal_number
+    target.result.extend(_encode_deals((deal.result,)))
+    target.tricks = _encode_tricks(deal.tricks)
+    _store_sequences(deal.sequences, target)
+    if deal.bella_by is not None:
+        target.bella_by = deal.bella_by
+
+
+def _stored_previous(source: klaberjass_state_pb2.KlaberjassFinishedDeal) -> FinishedDeal:
+    (result,) = _decode_deals(source.result)
+    return FinishedDeal(
+        deal_number=source.deal_number,
+        result=result,
+        tricks=_decode_tricks(source.tricks),
+        sequences=_stored_sequences(source),
+        bella_by=_optional(source, "bella_by"),
+    )
 
 
 def _cards_of(data: bytes) -> tuple[Card, ...]:
@@ -184,8 +400,12 @@ class KlaberjassCodec:
         list_actions(self.encode_action, legal, out)
 
     def encode_event(self, fact: object) -> game_pb2.GameEvent:
-        """The proto of a Klaberjass event."""
-        raise NotImplementedError(f"no klaberjass event {fact!r} yet")
+        """The proto of a Klaberjass event (:mod:`engine_service.games.klaberjass.events`).
+
+        Raises:
+            TypeError: ``fact`` is no Klaberjass event, a bug in the caller.
+        """
+        return game_pb2.GameEvent(klaberjass=_event_message(fact))
 
     def encode_view(
         self, view: KlaberjassView, config: KlaberjassConfig, out: game_pb2.GameView
@@ -208,12 +428,7 @@ class KlaberjassCodec:
         if view.dix_by is not None:
             target.dix_by = view.dix_by
         if view.sequences is not None:
-            sequences = target.sequences
-            sequences.SetInParent()
-            if view.sequences.winner is not None:
-                sequences.winner = view.sequences.winner
-            sequences.cards.extend(encode_cards(view.sequences.cards))
-            sequences.points = view.sequences.points
+            target.sequences.CopyFrom(_encode_sequences(view.sequences))
         target.trick.CopyFrom(_encode_trick(view.trick, view.trump))
         if view.last_trick is not None:
             target.last_trick.CopyFrom(_encode_trick(view.last_trick, view.trump))
@@ -225,14 +440,11 @@ class KlaberjassCodec:
         if view.bella_by is not None:
             target.bella_by = view.bella_by
         target.totals.extend(view.totals)
-        for deal in view.deals:
-            message = target.deals.add(
-                dealer=deal.dealer, trump=_proto_suit(deal.trump), points=deal.points
-            )
-            message.scores.extend(deal.scores)
-            if deal.maker is not None:
-                message.maker = deal.maker
+        target.deals.extend(_encode_deal(deal) for deal in view.deals)
         target.options.CopyFrom(encode_options(config, klaberjass_pb2.KlaberjassOptions))
+        target.completed_tricks.extend(_encode_taken(trick) for trick in view.completed_tricks)
+        if view.previous_deal is not None:
+            target.previous_deal.CopyFrom(_encode_previous(view.previous_deal))
 
     def encode_state(self, state: KlaberjassState, out: snapshot_pb2.GameRecord) -> None:
         """Store the whole position, hidden parts included."""
@@ -253,12 +465,7 @@ class KlaberjassCodec:
                 setattr(target, name, value)
         target.meld_hands.extend(state.meld_hands)
         target.declared.extend(state.declared)
-        if state.sequences is not None:
-            target.has_sequences = True
-            if state.sequences.winner is not None:
-                target.sequence_winner = state.sequences.winner
-            target.sequence_cards = bytes(state.sequences.cards)
-            target.sequence_points = state.sequences.points
+        _store_sequences(state.sequences, target)
         target.trick_leader = state.trick.leader
         target.trick_cards = bytes(state.trick.cards)
         if state.last_trick is not None:
@@ -271,6 +478,9 @@ class KlaberjassCodec:
         target.totals.extend(state.totals)
         target.deals.extend(_encode_deals(state.deals))
         target.winners.extend(state.winners)
+        target.completed_tricks = _encode_tricks(state.completed_tricks)
+        if state.previous_deal is not None:
+            _store_previous(state.previous_deal, target.previous_deal)
 
     def decode_state(self, record: snapshot_pb2.GameRecord) -> KlaberjassState:
         """Rebuild the position stored by :meth:`encode_state`."""
@@ -295,15 +505,7 @@ class KlaberjassCodec:
             dix_by=_optional(source, "dix_by"),
             meld_hands=_pair(source.meld_hands),
             declared=(declared[0], declared[1]),
-            sequences=(
-                SequenceResult(
-                    _optional(source, "sequence_winner"),
-                    _cards_of(source.sequence_cards),
-                    source.sequence_points,
-                )
-                if source.has_sequences
-                else None
-            ),
+            sequences=_stored_sequences(source),
             trick=Trick(source.trick_leader, _cards_of(source.trick_cards)),
             last_trick=(
                 None
@@ -318,4 +520,8 @@ class KlaberjassCodec:
             totals=_pair(source.totals),
             deals=_decode_deals(source.deals),
             winners=tuple(source.winners),
+            completed_tricks=_decode_tricks(source.completed_tricks),
+            previous_deal=(
+                _stored_previous(source.previous_deal) if source.HasField("previous_deal") else None
+            ),
         )

@@ -26,10 +26,16 @@ from engine_service.games.klaberjass.actions import (
 )
 from engine_service.games.klaberjass.cards import PACK
 from engine_service.games.klaberjass.config import EqualTotals, KlaberjassConfig
-from engine_service.games.klaberjass.rules import KlaberjassRules
-from engine_service.games.klaberjass.state import SEATS, TRICKS, KlaberjassState, Phase
+from engine_service.games.klaberjass.rules import KlaberjassRules, deal_order
+from engine_service.games.klaberjass.state import (
+    FIRST_PACKET,
+    SEATS,
+    TRICKS,
+    KlaberjassState,
+    Phase,
+)
 from engine_service.games.klaberjass.view import KlaberjassView
-from tests.conformance.adapter import CardId, Log
+from tests.conformance.adapter import CardId, Log, cards_anywhere
 
 FULL_PACK: Final[Counter[Hashable]] = Counter(PACK)
 NATURAL_ORDER: Final = "789TJQKA"  # K-R2 natural order, for sequences (K-R12)
@@ -193,10 +199,13 @@ class KlaberjassAdapter:
         return Counter(chain(*map(cards_in, masks), (state.turn_up,)))
 
     def hidden_cards(self, state: KlaberjassState, seat: int | None) -> frozenset[CardId]:
-        """The other hand and the stock, minus the shown bottom card and scored sequences."""
+        """The other hand and the stock, minus the shown bottom card, scored sequences and the
+        turn-up card a dix swap took into a hand (it was face up, K-R11)."""
         shown = set(state.sequences.cards if state.sequences else ())
         if state.bottom is not None:
             shown.add(state.bottom)
+        if state.dix_by is not None:
+            shown.add(original_turn_up(state.seed, state.deal_number))
         secret = state.stock
         for other in range(SEATS):
             if other != seat:
@@ -204,7 +213,7 @@ class KlaberjassAdapter:
         return _dealt(state.deal_number, tuple(c for c in cards_in(secret) if c not in shown))
 
     def visible_cards(self, view: KlaberjassView) -> frozenset[CardId]:
-        """Every card a view shows; all belong to the current deal."""
+        """Every card a view shows: the current deal's, and the previous deal's while shown."""
         cards: list[Iterable[Card]] = [view.hand, (view.turn_up,), *view.played, view.trick.cards]
         if view.bottom is not None:
             cards.append((view.bottom,))
@@ -212,11 +221,26 @@ class KlaberjassAdapter:
             cards.append(view.sequences.cards)
         if view.last_trick is not None:
             cards.append(view.last_trick.cards)
-        return _dealt(view.deal_number, tuple(chain(*cards)))
+        cards += [trick.cards for trick in view.completed_tricks]
+        found = _dealt(view.deal_number, tuple(chain(*cards)))
+        previous = view.previous_deal
+        if previous is None:
+            return found
+        earlier: list[Iterable[Card]] = [trick.cards for trick in previous.tricks]
+        if previous.sequences is not None:
+            earlier.append(previous.sequences.cards)
+        return found | _dealt(previous.deal_number, tuple(chain(*earlier)))
 
-    def event_cards(self, fact: object, before: object, after: object) -> frozenset[CardId]:
-        """The cards an event names (no events yet)."""
-        return frozenset()
+    def event_cards(
+        self, fact: object, before: KlaberjassState, after: KlaberjassState
+    ) -> frozenset[CardId]:
+        """The cards an event names, in the deal it names or else the deal acted in.
+
+        Only the deal's start and its cards dealt name a deal (possibly ``after``'s new one);
+        every other event tells of the deal of ``before``, even when ``after`` has moved on.
+        """
+        deal = getattr(fact, "deal_number", before.deal_number)
+        return _dealt(deal, tuple(cards_anywhere(fact)))
 
     def sample_illegal(
         self, rules: KlaberjassRules, state: KlaberjassState, rng: random.Random
@@ -317,6 +341,12 @@ class KlaberjassAdapter:
         else:
             assert config.equal_totals is EqualTotals.MAKER_WINS, "K-R21: equal totals ended"
             assert winner == state.deals[-1].maker
+
+
+@functools.lru_cache(maxsize=1 << 10)
+def original_turn_up(seed: int, deal_number: int) -> Card:
+    """The card turned up at a deal (K-R4), before any dix swap replaced it by the seven."""
+    return deal_order(seed, deal_number)[FIRST_PACKET * SEATS]
 
 
 @functools.lru_cache(maxsize=1 << 14)

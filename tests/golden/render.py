@@ -143,6 +143,8 @@ FORMATS: Final[Mapping[str, GameFormat]] = {
             "deals": "deals",
             "target": "target",
             "winners": "winners",
+            "completed_tricks": "done",
+            "previous_deal": "prev",
         },
         parse_action=parse_klaberjass_action,
     ),

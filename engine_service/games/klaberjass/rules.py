@@ -30,6 +30,7 @@ from engine_service.games.klaberjass.cards import (
     trump_card,
 )
 from engine_service.games.klaberjass.config import KlaberjassConfig, SecondDealOrder
+from engine_service.games.klaberjass.events import action_events
 from engine_service.games.klaberjass.scoring import (
     LAST_TRICK_POINTS,
     deal_points,
@@ -43,8 +44,10 @@ from engine_service.games.klaberjass.state import (
     TRICKS,
     Bid,
     DealResult,
+    FinishedDeal,
     KlaberjassState,
     Phase,
+    TakenTrick,
     Trick,
 )
 from engine_service.games.klaberjass.view import KlaberjassView, build_view
@@ -91,8 +94,12 @@ class KlaberjassRules:
         dealer: int,
         totals: tuple[int, int],
         deals: tuple[DealResult, ...],
+        previous: FinishedDeal | None = None,
     ) -> KlaberjassState:
-        """Six cards each in two packets of three, non-dealer first, then the turn-up (K-R4)."""
+        """Six cards each in two packets of three, non-dealer first, then the turn-up (K-R4).
+
+        ``previous`` is the deal that just ended, shown until this deal's first card.
+        """
         deck = deal_order(seed, deal_number)
         elder = 1 - dealer
         hands = [0, 0]
@@ -126,6 +133,7 @@ class KlaberjassRules:
             bella_by=None,
             totals=totals,
             deals=deals,
+            previous_deal=previous,
         )
 
     # -- questions -------------------------------------------------------------------------
@@ -349,7 +357,12 @@ class KlaberjassRules:
             return replace(state, phase=Phase.BIDDING_OTHER_SUIT, bids=bids, to_move=state.elder)
         thrown = DealResult(state.dealer, None, None, NO_POINTS, NO_POINTS)  # K-R7
         return self._deal(
-            state.seed, state.deal_number + 1, state.elder, state.totals, (*state.deals, thrown)
+            state.seed,
+            state.deal_number + 1,
+            state.elder,
+            state.totals,
+            (*state.deals, thrown),
+            FinishedDeal(state.deal_number, thrown),
         )
 
     def _second_deal(self, state: KlaberjassState) -> KlaberjassState:
@@ -412,11 +425,18 @@ class KlaberjassRules:
         winner = trick.winner(trump)
         if winner is None:
             return replace(
-                state, hands=hands, played=played, bella_by=bella_by, declared=declared, trick=trick
+                state,
+                hands=hands,
+                played=played,
+                bella_by=bella_by,
+                declared=declared,
+                trick=trick,
+                previous_deal=None,
             )
         last = state.tricks_played + 1 == TRICKS
         points = card_points(cards[0], trump) + card_points(cards[1], trump)
         points += LAST_TRICK_POINTS if last else 0  # K-R19
+        taken = TakenTrick(trick.leader, cards, winner, points)
         card_pts = _with(state.card_points, winner, state.card_points[winner] + points)
         tricks_won = _with(state.tricks_won, winner, state.tricks_won[winner] + 1)
         sequences = state.sequences
@@ -436,6 +456,8 @@ class KlaberjassRules:
             tricks_won=tricks_won,
             card_points=card_pts,
             sequences=sequences,
+            completed_tricks=(*state.completed_tricks, taken),
+            previous_deal=None,
         )
         return self._end_deal(done) if last else done
 
@@ -448,10 +470,16 @@ class KlaberjassRules:
         )
         scores = deal_scores(points, maker)
         totals = (state.totals[0] + scores[0], state.totals[1] + scores[1])
-        deals = (*state.deals, DealResult(state.dealer, maker, state.trump, points, scores))
+        result = DealResult(state.dealer, maker, state.trump, points, scores)
+        deals = (*state.deals, result)
         winners = game_winners(totals, maker, self.config)
         if not winners:
-            return self._deal(state.seed, state.deal_number + 1, state.elder, totals, deals)
+            finished = FinishedDeal(
+                state.deal_number, result, state.completed_tricks, state.sequences, state.bella_by
+            )
+            return self._deal(
+                state.seed, state.deal_number + 1, state.elder, totals, deals, finished
+            )
         return replace(state, phase=Phase.GAME_OVER, totals=totals, deals=deals, winners=winners)
 
     # -- results -----------------------------------------------------------------------------
@@ -459,8 +487,11 @@ class KlaberjassRules:
     def events(
         self, before: KlaberjassState, seat: int, action: KlaberjassAction, after: KlaberjassState
     ) -> tuple[Event, ...]:
-        """What the action made happen (to be told in full)."""
-        return ()
+        """What the action made happen, in order; only the cards dealt are private.
+
+        Worked out from the two states (:func:`action_events`), so ``apply`` stays as fast.
+        """
+        return action_events(before, seat, action, after)
 
     def view(self, state: KlaberjassState, seat: int | None) -> KlaberjassView:
         """What ``seat`` may see; ``None`` is a spectator."""

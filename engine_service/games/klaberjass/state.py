@@ -88,6 +88,49 @@ class DealResult:
 
 
 @dataclass(frozen=True, slots=True)
+class TakenTrick:
+    """A complete trick of a deal, as every seat saw it taken (K-R16, K-R19).
+
+    Kept whole, so that the history of a deal can be shown and told without working out
+    again who won and what it was worth.
+
+    Attributes:
+        leader: the seat that led.
+        cards: the two cards, the leader's first.
+        winner: the seat that took it (K-R19).
+        points: the card points it gave the winner (K-R3), with the last-trick bonus (K-R19).
+    """
+
+    leader: int
+    cards: tuple[Card, ...]
+    winner: int
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedDeal:
+    """The deal that just ended, kept in view until the next deal's first card is played.
+
+    After the last card the state is already the next deal; without this record a player
+    would never see the final trick, nor the sequences and bella that made the score. Only
+    public facts are kept: every card in it was played or shown (K-R14).
+
+    Attributes:
+        deal_number: the 0-based number of that deal.
+        result: its entry in the deal history (dealer, maker, trump, points, scores; K-R20).
+        tricks: its complete tricks, oldest first (none for a thrown-in deal, K-R7).
+        sequences: its sequence comparison (K-R12 .. K-R14), ``None`` if never made.
+        bella_by: the seat that scored bella in it (K-R15).
+    """
+
+    deal_number: int
+    result: DealResult
+    tricks: tuple[TakenTrick, ...] = ()
+    sequences: SequenceResult | None = None
+    bella_by: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class KlaberjassState:
     """Everything about a Klaberjass game, hidden parts included; views copy from it.
 
@@ -119,6 +162,8 @@ class KlaberjassState:
         totals: running totals (K-R20).
         deals: every finished or thrown-in deal, oldest first.
         winners: the winning seat once the game is over.
+        completed_tricks: this deal's complete tricks, oldest first (the public history).
+        previous_deal: the deal that ended last, until the first card of the next one.
     """
 
     seed: int
@@ -147,6 +192,8 @@ class KlaberjassState:
     totals: tuple[int, int]
     deals: tuple[DealResult, ...]
     winners: tuple[int, ...] = ()
+    completed_tricks: tuple[TakenTrick, ...] = ()
+    previous_deal: FinishedDeal | None = None
 
     @property
     def elder(self) -> int:

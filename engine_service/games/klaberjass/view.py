@@ -9,9 +9,11 @@ from engine_service.games.klaberjass.config import KlaberjassConfig
 from engine_service.games.klaberjass.state import (
     Bid,
     DealResult,
+    FinishedDeal,
     KlaberjassState,
     Phase,
     SequenceResult,
+    TakenTrick,
     Trick,
 )
 
@@ -49,6 +51,10 @@ class KlaberjassView:
         deals: the history of finished deals.
         target: the score that ends the game.
         winners: the winner once the game is over.
+        completed_tricks: every complete trick of this deal, oldest first (leader, cards,
+            winner, points): the deal's whole public history of play.
+        previous_deal: the deal that just ended (its tricks, sequences, bella and scores),
+            until the first card of this deal is played, so its final trick can be shown.
     """
 
     seat: int | None
@@ -76,6 +82,8 @@ class KlaberjassView:
     deals: tuple[DealResult, ...]
     target: int
     winners: tuple[int, ...]
+    completed_tricks: tuple[TakenTrick, ...] = ()
+    previous_deal: FinishedDeal | None = None
 
 
 def build_view(
@@ -113,4 +121,6 @@ def build_view(
         deals=state.deals,
         target=config.target,
         winners=state.winners,
+        completed_tricks=state.completed_tricks,
+        previous_deal=state.previous_deal,
     )

@@ -1,11 +1,12 @@
 """Two-player Klaberjass as text: the table as a seat sees it, and moves typed as words.
 
-A view is shown as a few labelled lines: the deal and its dealer, the turn-up and bottom
+A view is shown as a few labelled lines: how the previous deal ended (its final trick and
+score, until the first card of the next deal), the deal and its dealer, the turn-up and bottom
 cards, the bidding, trump and maker, the viewer's hand grouped by suit, the trick in progress
-and the last one, sequences and bella, and the scores. Typed moves: ``pass``, ``trump H`` (or
-just ``hearts``), ``swap`` / ``keep`` (or ``dix swap``) for the dix, and a card such as
-``KH`` to play it, optionally followed by ``no-bella`` or ``no-sequences``. Nothing is checked
-against the rules here: the service judges, and a refusal names the rule.
+and every trick taken so far this deal, sequences and bella, and the scores. Typed moves:
+``pass``, ``trump H`` (or just ``hearts``), ``swap`` / ``keep`` (or ``dix swap``) for the dix,
+and a card such as ``KH`` to play it, optionally followed by ``no-bella`` or ``no-sequences``.
+Nothing is checked against the rules here: the service judges, and a refusal names the rule.
 """
 
 from __future__ import annotations
@@ -55,6 +56,53 @@ def render_trick(view: game_pb2.GameView, trick: klaberjass_pb2.KlaberjassTrick)
     return text
 
 
+def _taken_text(view: game_pb2.GameView, trick: klaberjass_pb2.KlaberjassTrick) -> str:
+    """A complete trick with its winner and the points it took: ``... -> won by you (+21)``."""
+    return f"{render_trick(view, trick)} (+{trick.points})"
+
+
+def _history_lines(view: game_pb2.GameView) -> list[str]:
+    """Every complete trick of this deal, numbered; the last line is the last trick."""
+    tricks = view.klaberjass.completed_tricks
+    lines = ["Tricks this deal:"]
+    lines += [f"  {number}. {_taken_text(view, trick)}" for number, trick in enumerate(tricks, 1)]
+    return lines
+
+
+def _sequences_text(view: game_pb2.GameView, sequences: klaberjass_pb2.KlaberjassSequences) -> str:
+    if not sequences.HasField("winner"):
+        return "none scores"
+    cards = format_cards(sequences.cards)
+    return f"{seat_name(view, sequences.winner)} scores {sequences.points} ({cards})"
+
+
+def _previous_lines(view: game_pb2.GameView) -> list[str]:
+    """How the deal that just ended went: its final trick, sequences, bella and score."""
+    table = view.klaberjass
+    if not table.HasField("previous_deal"):
+        return []
+    previous = table.previous_deal
+    title = f"Deal {previous.deal_number + 1}"
+    result = previous.result
+    if not result.HasField("maker"):
+        return [f"{title} was thrown in (both passed twice)"]
+    maker = seat_name(view, result.maker)
+    went = "made it" if result.scores[result.maker] else "went down"
+    points = "-".join(map(str, result.points))
+    scores = "-".join(map(str, result.scores))
+    lines = [
+        f"{title} ended: {suit_name(result.trump)} by {maker}, who {went}; "
+        f"points {points}, scored {scores}"
+    ]
+    if previous.tricks:
+        lines.append(f"  Final trick: {_taken_text(view, previous.tricks[-1])}")
+    if previous.HasField("sequences"):
+        lines.append(f"  Sequences: {_sequences_text(view, previous.sequences)}")
+    if previous.HasField("bella_by"):
+        lines.append(f"  Bella: {seat_name(view, previous.bella_by)}")
+    return lines
+
+
 def _bid_text(view: game_pb2.GameView, bid: klaberjass_pb2.KlaberjassBid) -> str:
     choice = "passed" if bid.suit == cards_pb2.SUIT_UNSPECIFIED else f"took {suit_name(bid.suit)}"
     return f"{seat_name(view, bid.seat)} {choice}"
@@ -87,16 +135,12 @@ def _play_lines(view: game_pb2.GameView) -> list[str]:
         lines.append(f"Your hand: {render_hand(list(table.hand))}")
     if table.phase == View.PHASE_PLAYING:
         lines.append(f"Trick {table.tricks_played + 1}: {render_trick(view, table.trick)}")
-    if table.HasField("last_trick"):
+    if table.completed_tricks:
+        lines += _history_lines(view)
+    elif table.HasField("last_trick"):
         lines.append(f"Last trick: {render_trick(view, table.last_trick)}")
     if table.HasField("sequences"):
-        sequences = table.sequences
-        if sequences.HasField("winner"):
-            cards = format_cards(sequences.cards)
-            winner = seat_name(view, sequences.winner)
-            lines.append(f"Sequences: {winner} scores {sequences.points} ({cards})")
-        else:
-            lines.append("Sequences: none scores")
+        lines.append(f"Sequences: {_sequences_text(view, table.sequences)}")
     if table.HasField("bella_by"):
         lines.append(f"Bella: {seat_name(view, table.bella_by)}")
     return lines
@@ -117,7 +161,7 @@ def _score_lines(view: game_pb2.GameView) -> list[str]:
 
 def render_klaberjass(view: game_pb2.GameView) -> list[str]:
     """The Klaberjass part of a view, a few labelled lines."""
-    return _deal_lines(view) + _play_lines(view) + _score_lines(view)
+    return _previous_lines(view) + _deal_lines(view) + _play_lines(view) + _score_lines(view)
 
 
 def describe_klaberjass(action: game_pb2.Action) -> str:
