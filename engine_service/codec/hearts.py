@@ -62,6 +62,13 @@ def _load_tricks(stored: hearts_state_pb2.HeartsTricks) -> tuple[Trick, ...]:
     )
 
 
+def _old_last_trick(source: hearts_state_pb2.HeartsState) -> tuple[Trick, ...]:
+    """A snapshot written before the history was kept stored only the last trick."""
+    if not source.has_last_trick:
+        return ()
+    return (Trick(source.last_trick_leader, tuple(CARDS[c] for c in source.last_trick_cards)),)
+
+
 def _pass_choice(choices: PassChoices) -> game_pb2.CardChoice:
     """H-R2: "any ``size`` of these cards", one entry instead of 286 listed passes."""
     action = game_pb2.Action(
@@ -255,16 +262,11 @@ class HeartsCodec:
             hearts_broken=source.hearts_broken,
             points=tuple(source.points),
             tricks_won=tuple(source.tricks_won),
-            last_trick=(
-                Trick(source.last_trick_leader, tuple(CARDS[c] for c in source.last_trick_cards))
-                if source.has_last_trick
-                else None
-            ),
             opener=source.opener,
             totals=tuple(source.totals),
             hand_scores=tuple(scores[i : i + 4] for i in range(0, len(scores), 4)),
             winners=tuple(source.winners),
-            completed=_load_tricks(source.completed),
+            completed=_load_tricks(source.completed) or _old_last_trick(source),
             previous_hand=(
                 FinishedHand(
                     source.previous_hand.hand_number,

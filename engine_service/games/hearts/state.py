@@ -100,13 +100,12 @@ class HeartsState:
         hearts_broken: whether a heart (or QS, by option) has been played this hand (H-R7).
         points: penalty points taken by each seat in this hand (H-R10).
         tricks_won: tricks taken by each seat in this hand.
-        last_trick: the previous completed trick, public.
         opener: the seat that led the first trick of this hand (H-R15 option).
         totals: running totals (H-R10, H-R12).
         hand_scores: each completed hand's scores, oldest first.
         winners: the winning seats once the game is over.
-        completed: this hand's completed tricks, oldest first, public (its last is
-            ``last_trick``).
+        completed: this hand's completed tricks, oldest first, public; the last one is
+            :attr:`last_trick`.
         previous_hand: the hand that ended last, from its 52nd card until the first card of
             the next hand (and for good once the game is over); public.
     """
@@ -121,7 +120,6 @@ class HeartsState:
     hearts_broken: bool
     points: tuple[int, ...]
     tricks_won: tuple[int, ...]
-    last_trick: Trick | None
     opener: int
     totals: tuple[int, ...]
     hand_scores: tuple[tuple[int, ...], ...]
@@ -133,6 +131,14 @@ class HeartsState:
     def pass_direction(self) -> PassDirection:
         """This hand's pass direction."""
         return PassDirection.for_hand(self.hand_number)
+
+    @property
+    def last_trick(self) -> Trick | None:
+        """The previous completed trick of this hand, public; ``None`` before the first.
+
+        Derived rather than stored: every play builds a new state, and a field costs each one.
+        """
+        return self.completed[-1] if self.completed else None
 
     @property
     def turn(self) -> int:

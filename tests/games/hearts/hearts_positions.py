@@ -47,7 +47,6 @@ def position(
         hearts_broken=hearts_broken,
         points=points,
         tricks_won=ZEROS,
-        last_trick=None,
         opener=opener,
         totals=totals,
         hand_scores=(),
