@@ -24,12 +24,16 @@ from tests.service.rpc_helpers import (
     view,
 )
 
+PREVIOUS_DEAL_FIELDS = frozenset({"previous_hand", "previous_deal"})
+"""View fields that show the deal that just ended: its cards were all played in the open and
+may now sit, as new cards, in hidden hands, so the current deal's secrets do not apply."""
+
 
 def cards_anywhere(message: Message) -> set[int]:
-    """Every card number in any field, at any depth, of a message."""
+    """Every card number in any field, at any depth, of a message, except the ended deal's."""
     found: set[int] = set()
     for field, value in message.ListFields():
-        if field.message_type is None:
+        if field.message_type is None or field.name in PREVIOUS_DEAL_FIELDS:
             continue
         values = value if field.is_repeated else [value]
         for item in values:
