@@ -218,7 +218,11 @@ class HeartsCodec:
         target.options.CopyFrom(encode_options(config, hearts_pb2.HeartsOptions))
 
     def encode_state(self, state: HeartsState, out: snapshot_pb2.GameRecord) -> None:
-        """Store the whole position, hidden parts included."""
+        """Store the whole position, hidden parts included.
+
+        The last trick is also written on its own, as before the history was kept, so that a
+        reader of the older layout still finds it.
+        """
         target = out.hearts
         target.phase = state.phase
         target.hand_number = state.hand_number

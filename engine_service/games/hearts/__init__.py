@@ -11,4 +11,9 @@ Implementation notes:
   hidden until the fourth arrives, then all cards move at once.
 * Each hand is shuffled from ``Random(f"{seed}:{hand_number}")``, so a game is fully defined
   by its config, its seed and its action log, and the seed must never reach a view.
+* The 52nd card scores the hand and deals the next in one step, so the finished hand (its
+  tricks and scores) is kept as ``previous_hand`` until the new hand's first card; its cards
+  are of the earlier deal, which is why no current-hand field may hold them.
+* Events (:mod:`engine_service.games.hearts.events`) are derived from the states before and
+  after a move, not built by ``apply``, so play pays nothing for them.
 """
