@@ -15,7 +15,7 @@ from cardengine_client.text import (
     render_outcome,
     render_view,
 )
-from cardengine_client.text.hearts import render_hand
+from cardengine_client.text.hearts import describe_hearts_event, render_hand
 
 HEURISTIC = game_pb2.PLAYER_TYPE_BOT_HEURISTIC
 PASSING = hearts_pb2.HeartsView.PHASE_PASSING
@@ -182,12 +182,87 @@ def test_h_r11_the_hand_just_ended_shows_its_last_trick_and_scores_until_play_st
     assert "Hand 2, passing" in text
 
 
-def test_h_r2_a_passing_view_offers_three_of_the_hand():
+def test_h_r2_a_pass_offered_as_a_card_choice_is_typed_as_cards():
     view = hearts_view(PASSING)
     del view.legal_actions[:]
     view.legal_choices.add(
         action=hearts_pass([]), cards=parse_cards(["AH", "2C", "QS", "3D", "TC"]), count=3
     )
-    text = render_view(view)
-    assert "Choose 3 of: 2C TC 3D QS AH  (type them, e.g. 2C TC 3D)" in text
+    assert "Still to pass: you" in render_view(view)
     assert parse_action(view, "2C QS AH") == hearts_pass(["2C", "QS", "AH"])
+
+
+def hearts_event(**fields) -> game_pb2.GameEvent:
+    return game_pb2.GameEvent(hearts=hearts_pb2.HeartsEvent(**fields))
+
+
+@pytest.mark.parametrize(
+    ("fields", "text"),
+    [
+        ({"pass_made": hearts_pb2.HeartsPassMade(seat=2)}, "seat 2 chose a pass"),
+        (
+            {
+                "cards_passed": hearts_pb2.HeartsCardsPassed(
+                    seat=0, cards=parse_cards(["QS", "2C", "AH"]), to_seat=1
+                )
+            },
+            "you passed 2C QS AH to seat 1",
+        ),
+        (
+            {
+                "cards_received": hearts_pb2.HeartsCardsReceived(
+                    seat=0, cards=parse_cards(["3D"]), from_seat=3
+                )
+            },
+            "you received 3D from seat 3",
+        ),
+        (
+            {"card_played": hearts_pb2.HeartsCardPlayed(seat=1, card=parse_cards(["QS"])[0])},
+            "seat 1 played QS",
+        ),
+        (
+            {"hearts_broken": hearts_pb2.HeartsBroken(seat=1, card=parse_cards(["2H"])[0])},
+            "hearts are broken (2H)",
+        ),
+        (
+            {
+                "trick_taken": hearts_pb2.HeartsTrickTaken(
+                    number=5, trick=taken(3, "5S 6S QS 4S", 1, 13)
+                )
+            },
+            "trick 5: seat 3 5S, you 6S, seat 1 QS, seat 2 4S -> won by seat 1 (13 pts)",
+        ),
+        (
+            {"lead_passed": hearts_pb2.HeartsLeadPassed(seat=2, to_seat=3)},
+            "seat 2 holds only hearts; seat 3 leads",
+        ),
+        (
+            {
+                "hand_scored": hearts_pb2.HeartsHandScored(
+                    hand_number=0, scores=[13, 0, 13, 13], moon_shooter=1
+                )
+            },
+            "hand 1 scored you 13, seat 1 0, seat 2 13, seat 3 13 (seat 1 shot the moon)",
+        ),
+        (
+            {
+                "hand_dealt": hearts_pb2.HeartsHandDealt(
+                    hand_number=3, pass_direction=hearts_pb2.HEARTS_PASS_DIRECTION_NONE
+                )
+            },
+            "hand 4 dealt, no passing",
+        ),
+        (
+            {
+                "cards_dealt": hearts_pb2.HeartsCardsDealt(
+                    seat=0, hand_number=1, cards=parse_cards(["AH", "2C"])
+                )
+            },
+            "you got clubs 2C | hearts AH",
+        ),
+        ({"game_over": hearts_pb2.HeartsGameOver(winners=[3])}, "game over: seat 3 won"),
+        ({}, "hearts event (empty)"),
+    ],
+)
+def test_h_r17_each_hearts_event_is_told_as_a_sentence(fields, text):
+    assert describe_hearts_event(hearts_view(), hearts_event(**fields)) == text

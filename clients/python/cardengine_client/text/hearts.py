@@ -3,8 +3,8 @@
 A view is shown as a few labelled lines: the hand and pass direction, the viewer's hand grouped
 by suit, the tricks already played this hand, the trick in progress and the last one, the hand
 that just ended (its last trick and scores, until the next hand's first card), and the scores.
-While passing, the view offers "any 3 of these cards" (a ``CardChoice``) rather than 286
-listed passes; the line saying so names the cards. Typed moves are card codes:
+Events (:func:`describe_hearts_event`) are told as short sentences as they arrive. Typed
+moves are card codes:
 three cards while passing (``"2C 3C AH"``), one card while playing (``"QS"``); an explicit
 verb (``"pass ..."``, ``"play ..."``) overrides the phase, so a player can send a move the
 service will refuse and see which rule forbids it.
@@ -12,10 +12,12 @@ service will refuse and see which rule forbids it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-from cardengine.v1 import game_pb2, hearts_pb2
+from cardengine.v1 import cards_pb2, game_pb2, hearts_pb2
 
 from cardengine_client.actions import hearts_pass, hearts_play
 from cardengine_client.cards import card_sort_key, format_card, format_cards
@@ -76,14 +78,7 @@ def _exchange_lines(view: game_pb2.GameView) -> list[str]:
     if hearts.phase == hearts_pb2.HeartsView.PHASE_PASSING:
         waiting = [seat for seat, done in enumerate(hearts.pass_submitted) if not done]
         lines.append("Still to pass: " + ", ".join(seat_name(view, s) for s in waiting))
-    for choice in view.legal_choices:
-        cards = format_cards(sorted(choice.cards, key=card_sort_key))
-        lines.append(f"Choose {choice.count} of: {cards}  (type them, e.g. {_example(choice)})")
     return lines
-
-
-def _example(choice: game_pb2.CardChoice) -> str:
-    return format_cards(sorted(choice.cards, key=card_sort_key)[: choice.count])
 
 
 def _previous_hand_lines(view: game_pb2.GameView) -> list[str]:
@@ -184,4 +179,68 @@ def parse_hearts(view: game_pb2.GameView, text: str) -> game_pb2.Action:
     return hearts_play(codes[0])
 
 
-HEARTS_TEXT: Final = GameText(render=render_hearts, describe=describe_hearts, parse=parse_hearts)
+def describe_hearts_event(view: game_pb2.GameView, event: game_pb2.GameEvent) -> str:
+    """One Hearts event as a short sentence, e.g. ``"seat 2 takes the trick (13 pts)"``.
+
+    An event kind this client does not know yet is named by its field in ``HeartsEvent``.
+    """
+    hearts = event.hearts
+    kind = hearts.WhichOneof("event")
+
+    def name(seat: int) -> str:
+        return seat_name(view, seat)
+
+    def cards(listed: Sequence[cards_pb2.Card]) -> str:
+        return format_cards(sorted(listed, key=card_sort_key))
+
+    if kind == "pass_made":
+        return f"{name(hearts.pass_made.seat)} chose a pass"
+    if kind == "cards_passed":
+        passed = hearts.cards_passed
+        return f"{name(passed.seat)} passed {cards(passed.cards)} to {name(passed.to_seat)}"
+    if kind == "cards_received":
+        got = hearts.cards_received
+        return f"{name(got.seat)} received {cards(got.cards)} from {name(got.from_seat)}"
+    if kind == "card_played":
+        return f"{name(hearts.card_played.seat)} played {format_card(hearts.card_played.card)}"
+    if kind == "hearts_broken":
+        return f"hearts are broken ({format_card(hearts.hearts_broken.card)})"
+    if kind == "trick_taken":
+        taken = hearts.trick_taken
+        return f"trick {taken.number}: {render_taken(view, taken.trick)}"
+    if kind == "lead_passed":
+        moved = hearts.lead_passed
+        return f"{name(moved.seat)} holds only hearts; {name(moved.to_seat)} leads"
+    if kind == "hand_scored":
+        scored = hearts.hand_scored
+        line = f"hand {scored.hand_number + 1} scored " + ", ".join(
+            f"{name(seat)} {score}" for seat, score in enumerate(scored.scores)
+        )
+        if scored.HasField("moon_shooter"):
+            line += f" ({name(scored.moon_shooter)} shot the moon)"
+        return line
+    if kind == "hand_dealt":
+        dealt = hearts.hand_dealt
+        direction = _PASS_STEPS.get(dealt.pass_direction)
+        passing = f"passing {direction[0]}" if direction else "no passing"
+        return f"hand {dealt.hand_number + 1} dealt, {passing}"
+    if kind == "cards_dealt":
+        return f"{name(hearts.cards_dealt.seat)} got {render_hand(list(hearts.cards_dealt.cards))}"
+    if kind == "game_over":
+        return f"game over: {', '.join(map(name, hearts.game_over.winners))} won"
+    return f"hearts event {kind or '(empty)'}"
+
+
+@dataclass(frozen=True, slots=True)
+class HeartsText(GameText):
+    """Hearts' :class:`GameText` with its event formatter, which the terminal looks up."""
+
+    describe_event: Callable[[game_pb2.GameView, game_pb2.GameEvent], str]
+
+
+HEARTS_TEXT: Final = HeartsText(
+    render=render_hearts,
+    describe=describe_hearts,
+    parse=parse_hearts,
+    describe_event=describe_hearts_event,
+)
