@@ -4,6 +4,10 @@
 // The messages are loaded at run time from the repository's protos/ directory with
 // @grpc/proto-loader, so no generated code is needed: the .proto files are the contract.
 // Seat tokens travel as the "x-seat-token" metadata entry, as in the Python client.
+//
+// watch() follows a game through the WatchGame stream as an async iterator that resumes by
+// itself: after a dropped connection, UNAVAILABLE or WATCHER_TOO_SLOW it watches again from the
+// last version received, so the caller sees every version once, in order.
 
 const crypto = require('node:crypto');
 const path = require('node:path');
@@ -28,6 +32,209 @@ function loadDefinition(protosDir = PROTOS_DIR) {
 function enumNumbers(fullName, protosDir = PROTOS_DIR) {
   const values = loadDefinition(protosDir)[fullName].type.value;
   return Object.fromEntries(values.map((value) => [value.name, value.number]));
+}
+
+// The google.rpc.ErrorInfo of a failed call ({ reason, domain, metadata }), read from the
+// grpc-status-details-bin trailer; empty strings when there is none. The trailer is a
+// google.rpc.Status whose details are Any messages; only the few fields needed here are
+// decoded, by hand, so no googleapis .proto files or extra packages are needed.
+function errorInfo(error) {
+  const info = { reason: '', domain: '', metadata: {} };
+  const trailer = error && error.metadata && error.metadata.get('grpc-status-details-bin');
+  if (!trailer || trailer.length === 0) {
+    return info;
+  }
+  try {
+    for (const [number, detail] of wireFields(Buffer.from(trailer[0]))) {
+      if (number !== 3) continue; // Status.details
+      const any = Object.fromEntries(wireFields(detail));
+      if (!String(any[1] || '').endsWith('/google.rpc.ErrorInfo') || !any[2]) continue;
+      for (const [field, value] of wireFields(any[2])) {
+        if (field === 1) info.reason = value.toString('utf8');
+        if (field === 2) info.domain = value.toString('utf8');
+        if (field === 3) {
+          const entry = Object.fromEntries(wireFields(value));
+          info.metadata[String(entry[1] || '')] = String(entry[2] || '');
+        }
+      }
+    }
+  } catch {
+    // A malformed trailer is treated as none: the status code is what the transport acted on.
+  }
+  return info;
+}
+
+// The [field number, value] pairs of a protobuf message: Buffers for length-delimited fields,
+// numbers for varints; fixed-width fields are skipped over.
+function* wireFields(buffer) {
+  let offset = 0;
+  const varint = () => {
+    let value = 0;
+    for (let scale = 1; ; scale *= 128) {
+      if (offset >= buffer.length) throw new Error('truncated varint');
+      const byte = buffer[offset++];
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value;
+    }
+  };
+  while (offset < buffer.length) {
+    const key = varint();
+    const number = Math.floor(key / 8);
+    const wire = key % 8;
+    if (wire === 0) {
+      yield [number, varint()];
+    } else if (wire === 2) {
+      const length = varint();
+      if (offset + length > buffer.length) throw new Error('truncated field');
+      yield [number, buffer.subarray(offset, offset + length)];
+      offset += length;
+    } else if (wire === 1 || wire === 5) {
+      offset += wire === 1 ? 8 : 4;
+    } else {
+      throw new Error(`unsupported wire type ${wire}`);
+    }
+  }
+}
+
+// Whether watching again from the last version can get past a WatchGame failure: UNAVAILABLE
+// (a dropped connection, a server shutting down) and WATCHER_TOO_SLOW (the service shed a
+// reader that fell behind). Nothing else is retried: watching changes nothing, but other
+// errors (NOT_FOUND, a bad token) would only fail again.
+function resumable(error) {
+  if (error.code === grpc.status.UNAVAILABLE) return true;
+  return error.code === grpc.status.RESOURCE_EXHAUSTED && errorInfo(error).reason === 'WATCHER_TOO_SLOW';
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// The action of a CardChoice (e.g. "any 3 of these cards" during a Hearts pass) with `cards`
+// filled into its card list. The choice names no field: its action holds one list, at the end
+// of its chain of set oneof fields (hearts.pass_cards.cards), so any game's choices work.
+// Whether the cards fit the choice is left to the service, whose refusal names the rule.
+function chooseCards(choice, cards) {
+  const action = structuredClone(choice.action);
+  const holder = (function find(message) {
+    for (const [key, value] of Object.entries(message)) {
+      if (Array.isArray(value)) return [message, key];
+      if (value !== null && typeof value === 'object') {
+        const found = find(value);
+        if (found) return found;
+      }
+    }
+    return null;
+  })(action);
+  if (!holder) {
+    throw new Error("the choice's action has no list of cards to fill");
+  }
+  holder[0][holder[1]] = [...cards];
+  return action;
+}
+
+// A resuming WatchGame stream: `for await (const item of watch)` gives { message: 'update',
+// update } for every version in order and, once the game is over, { message: 'ended', ended }.
+// Heartbeats are consumed. `version` is the last version received (a string, as all 64-bit
+// integers here), the one to watch again from elsewhere if this watch fails for good.
+class GameWatch {
+  constructor(client, gameId, { seat, token, fromVersion = 0, eventsOnly = false, reloadOnExpiry = false,
+    retries = 3, backoffMs = 50 } = {}) {
+    this.client = client;
+    this.gameId = gameId;
+    this.seat = seat;
+    this.token = token;
+    this.eventsOnly = eventsOnly;
+    this.reloadOnExpiry = reloadOnExpiry;
+    this.retries = retries;
+    this.backoffMs = backoffMs;
+    this.last = BigInt(fromVersion);
+    this.anyFirst = this.last === 0n; // from version 0 the first update carries the current one
+    this.call = null;
+    this.closed = false;
+    this.ended = false;
+    this.reopened = 0;
+  }
+
+  get version() {
+    return String(this.last);
+  }
+
+  // Stop watching; a pending iteration ends. Safe at any time.
+  close() {
+    this.closed = true;
+    this.stopCall();
+  }
+
+  stopCall() {
+    const call = this.call;
+    this.call = null;
+    if (call) {
+      call.on('error', () => {}); // the CANCELLED status of our own cancel is expected
+      call.cancel();
+    }
+  }
+
+  // The update to yield, or null for a version already yielded (a repeat after resuming).
+  accept(update) {
+    const version = BigInt(update.version);
+    if (!this.anyFirst && version <= this.last) return null;
+    if (!this.anyFirst && version !== this.last + 1n) {
+      throw new Error(`WatchGame jumped from version ${this.last} to ${version}`);
+    }
+    this.anyFirst = false;
+    this.last = version;
+    return update;
+  }
+
+  async *[Symbol.asyncIterator]() {
+    let failures = 0;
+    let opened = 0;
+    try {
+      while (!this.closed && !this.ended) {
+        const request = { game_id: this.gameId, from_version: String(this.last), events_only: this.eventsOnly };
+        if (this.seat !== undefined) request.seat = this.seat;
+        this.reopened = Math.max(0, opened++);
+        const call = this.client.stub.WatchGame(request, tokenMetadata(this.token));
+        this.call = call;
+        let failure;
+        try {
+          for await (const response of call) {
+            failures = 0; // the stream is alive
+            if (response.message === 'update') {
+              const update = this.accept(response.update);
+              if (update) yield { message: 'update', update };
+            } else if (response.message === 'ended') {
+              this.ended = true;
+              if (BigInt(response.ended.version) > this.last) this.last = BigInt(response.ended.version);
+              yield { message: 'ended', ended: response.ended };
+              break;
+            }
+          }
+          // The service ends a stream only after GameEnded; an earlier end is a cut.
+          failure = this.ended ? null : Object.assign(new Error('the stream ended before the game'), {
+            code: grpc.status.UNAVAILABLE,
+          });
+        } catch (error) {
+          if (error.code === undefined) throw error; // not a gRPC status (e.g. a gap): a bug
+          failure = error;
+        } finally {
+          if (this.call === call) this.stopCall(); // a no-op when the call is over
+        }
+        if (this.closed || !failure) return;
+        if (failure.code === grpc.status.OUT_OF_RANGE && this.reloadOnExpiry
+            && errorInfo(failure).reason === 'VERSION_EXPIRED') {
+          const view = await this.client.view(this.gameId, this.seat, this.token);
+          this.last = BigInt(view.version);
+          this.anyFirst = false;
+          yield { message: 'update', update: { version: view.version, events: [], view, seat: null, applied_at: null } };
+          continue;
+        }
+        if (!resumable(failure) || failures >= this.retries) throw failure;
+        await sleep(this.backoffMs * 2 ** failures);
+        failures += 1;
+      }
+    } finally {
+      this.stopCall();
+    }
+  }
 }
 
 function tokenMetadata(token) {
@@ -91,9 +298,42 @@ class EngineClient {
     return reply.view;
   }
 
-  actionLog(gameId, seat, token) {
-    return this.call('GetActionLog', { game_id: gameId, seat }, token);
+  // One page of the action log; pageSize 0 is the whole log. Pass the reply's next_page_token
+  // as pageToken (with the same other arguments) for the next page.
+  actionLog(gameId, seat, token, { pageSize = 0, pageToken = '', fromIndex = 0 } = {}) {
+    const request = { game_id: gameId, seat, page_size: pageSize, page_token: pageToken, from_index: String(fromIndex) };
+    return this.call('GetActionLog', request, token);
+  }
+
+  // Every log entry from fromIndex on, in order, a page at a time.
+  async *actionLogEntries(gameId, seat, token, { pageSize = 200, fromIndex = 0 } = {}) {
+    const seen = new Set();
+    let pageToken = '';
+    do {
+      const page = await this.actionLog(gameId, seat, token, { pageSize, pageToken, fromIndex });
+      yield* page.entries;
+      pageToken = page.next_page_token;
+      if (seen.has(pageToken)) throw new Error('GetActionLog repeated a page token');
+      seen.add(pageToken);
+    } while (pageToken);
+  }
+
+  // Follow a game live: an async iterator over the WatchGame stream that resumes by itself
+  // (see GameWatch). options: { seat, token, fromVersion (0: start with the current view),
+  // eventsOnly, reloadOnExpiry (on VERSION_EXPIRED reload the view and go on from it instead of
+  // throwing), retries, backoffMs }. The stream has no deadline; close() it to stop early.
+  watch(gameId, options = {}) {
+    return new GameWatch(this, gameId, options);
   }
 }
 
-module.exports = { EngineClient, SEAT_TOKEN_KEY, PROTOS_DIR, enumNumbers, status: grpc.status };
+module.exports = {
+  EngineClient,
+  GameWatch,
+  SEAT_TOKEN_KEY,
+  PROTOS_DIR,
+  chooseCards,
+  enumNumbers,
+  errorInfo,
+  status: grpc.status,
+};
