@@ -101,6 +101,55 @@ def test_a_playing_view_shows_trump_tricks_sequences_bella_and_scores():
     assert "  seat 1    301              30 pts, 3 tricks" in text
 
 
+def taken(leader: int, cards: str, winner: int, points: int) -> klaberjass_pb2.KlaberjassTrick:
+    message = trick(leader, cards, winner)
+    message.points = points
+    return message
+
+
+def test_k_r19_every_trick_taken_this_deal_is_listed_in_order():
+    view = klaberjass_view(
+        trick=trick(1, ""),
+        last_trick=trick(0, "JS 9S", winner=1),
+        tricks_played=2,
+        completed_tricks=[taken(0, "AC 7C", 0, 11), taken(0, "JS 9S", 1, 2)],
+    )
+    text = render_view(view)
+    assert "Tricks this deal:\n  1. you AC, seat 1 7C -> won by you (+11)\n" in text
+    assert "  2. you JS, seat 1 9S -> won by seat 1 (+2)\n" in text
+    assert "Last trick" not in text  # the numbered list ends with it
+
+
+def test_k_r20_the_previous_deal_shows_its_final_trick_until_the_next_first_card():
+    result = klaberjass_pb2.KlaberjassDeal(
+        dealer=0, maker=1, trump=cards_pb2.SUIT_HEARTS, points=[81, 50], scores=[131, 0]
+    )
+    previous = klaberjass_pb2.KlaberjassPreviousDeal(
+        deal_number=1,
+        result=result,
+        tricks=[taken(1, "KD QD", 1, 7), taken(0, "AC 7C", 0, 21)],
+        sequences=klaberjass_pb2.KlaberjassSequences(),
+        bella_by=0,
+    )
+    view = klaberjass_view(View.PHASE_BIDDING_TURNED_SUIT, previous_deal=previous)
+    lines = render_view(view).splitlines()
+    start = lines.index("Deal 2 ended: hearts by seat 1, who went down; points 81-50, scored 131-0")
+    assert lines[start + 1 : start + 4] == [
+        "  Final trick: you AC, seat 1 7C -> won by you (+21)",
+        "  Sequences: none scores",
+        "  Bella: you",
+    ]
+    assert lines[start + 4].startswith("Deal 3, bidding on the turned suit")
+
+
+def test_k_r7_a_thrown_in_previous_deal_says_so():
+    previous = klaberjass_pb2.KlaberjassPreviousDeal(
+        deal_number=1, result=klaberjass_pb2.KlaberjassDeal(dealer=0)
+    )
+    view = klaberjass_view(View.PHASE_BIDDING_TURNED_SUIT, previous_deal=previous)
+    assert "Deal 2 was thrown in (both passed twice)" in render_view(view)
+
+
 def test_a_deal_without_a_scoring_sequence_says_so():
     view = klaberjass_view(sequences=klaberjass_pb2.KlaberjassSequences())
     assert "Sequences: none scores" in render_view(view)
