@@ -15,7 +15,7 @@ from cardengine_client import (
     parse_cards,
     parse_suit,
 )
-from cardengine_client.terminal import play
+from cardengine_client.terminal import describe_event, play
 from cardengine_client.text import describe_action, parse_action, render_menu, render_view
 
 HEURISTIC = game_pb2.PLAYER_TYPE_BOT_HEURISTIC
@@ -148,6 +148,77 @@ def test_k_r7_a_thrown_in_previous_deal_says_so():
     )
     view = klaberjass_view(View.PHASE_BIDDING_TURNED_SUIT, previous_deal=previous)
     assert "Deal 2 was thrown in (both passed twice)" in render_view(view)
+
+
+def klaberjass_event(**fields) -> game_pb2.GameEvent:
+    return game_pb2.GameEvent(klaberjass=klaberjass_pb2.KlaberjassEvent(**fields))
+
+
+K = klaberjass_pb2
+EVENT_TEXTS = [
+    (
+        {"bid_made": K.KlaberjassBidMade(bid=K.KlaberjassBid(seat=1, round=2))},
+        "seat 1 passed",
+    ),
+    (
+        {"trump_fixed": K.KlaberjassTrumpFixed(suit=cards_pb2.SUIT_SPADES, maker=0)},
+        "trump is spades, chosen by you",
+    ),
+    ({"deal_thrown_in": K.KlaberjassDealThrownIn(deal_number=3, dealer=1)}, "deal 4 is thrown in"),
+    (
+        {"deal_started": K.KlaberjassDealStarted(deal_number=4, dealer=0, turn_up=card("9C"))},
+        "deal 5 by you, turn-up 9C",
+    ),
+    (
+        {"cards_dealt": K.KlaberjassCardsDealt(seat=0, cards=parse_cards(["AH", "7C", "KH"]))},
+        "you got clubs 7C | hearts KH AH",
+    ),
+    ({"bottom_shown": K.KlaberjassBottomShown(card=card("8S"))}, "bottom of the stock: 8S"),
+    (
+        {"dix_swapped": K.KlaberjassDixSwapped(seat=1, taken=card("AD"), seven=card("7D"))},
+        "seat 1 swapped 7D for AD",
+    ),
+    ({"dix_kept": K.KlaberjassDixKept(seat=0)}, "you kept"),
+    ({"card_played": K.KlaberjassCardPlayed(seat=1, card=card("QD"))}, "seat 1 played QD"),
+    (
+        {"bella_scored": K.KlaberjassBellaScored(seat=0, suit=cards_pb2.SUIT_HEARTS, points=20)},
+        "bella for you (+20)",
+    ),
+    (
+        {"trick_taken": K.KlaberjassTrickTaken(number=9, trick=taken(0, "AC 7C", 0, 21))},
+        "trick 9: you AC, seat 1 7C -> won by you (+21)",
+    ),
+    (
+        {
+            "sequences_compared": K.KlaberjassSequencesCompared(
+                sequences=K.KlaberjassSequences(
+                    winner=1, cards=parse_cards(["7H", "8H", "9H"]), points=20
+                )
+            )
+        },
+        "sequences: seat 1 scores 20 (7H 8H 9H)",
+    ),
+    (
+        {
+            "deal_scored": K.KlaberjassDealScored(
+                deal_number=0, maker=1, points=[81, 50], scores=[131, 0], maker_down=True
+            )
+        },
+        "deal 1 scored you 131, seat 1 0, the maker went down",
+    ),
+    ({"game_over": K.KlaberjassGameOver(winners=[1], totals=[420, 512])}, "game over: seat 1 won"),
+]
+
+
+@pytest.mark.parametrize(("fields", "text"), EVENT_TEXTS)
+def test_each_event_is_told_as_a_sentence(fields, text):
+    assert describe_event(klaberjass_view(), klaberjass_event(**fields)) == text
+
+
+def test_every_event_kind_has_its_own_sentence():
+    described = {next(iter(fields)) for fields, _ in EVENT_TEXTS}
+    oneof = K.KlaberjassEvent.DESCRIPTOR.oneofs_by_name["event"]
+    assert described == {member.name for member in oneof.fields}
 
 
 def test_a_deal_without_a_scoring_sequence_says_so():
