@@ -19,10 +19,10 @@ import grpc
 from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
-from grpc_reflection.v1alpha import reflection
 
 from engine_service.api import metrics
 from engine_service.api.logs import configure_logging
+from engine_service.api.reflection import enable_reflection
 from engine_service.api.servicer import EngineServicer
 from engine_service.app.engine import Engine
 from engine_service.settings import Settings, parse_settings
@@ -91,8 +91,7 @@ async def build_server(settings: Settings) -> EngineServer:
     for name in (SERVICE_NAME, ""):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     if settings.reflection:
-        names = (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
-        reflection.enable_server_reflection(names, server)
+        enable_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
     port = server.add_insecure_port(settings.address)
     if port == 0:
         raise RuntimeError(f"cannot bind {settings.address}")

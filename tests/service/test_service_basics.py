@@ -5,7 +5,7 @@ from __future__ import annotations
 from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import game_pb2, hearts_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2
 
 from tests.service.rpc_helpers import (
     HEURISTIC,
@@ -92,8 +92,20 @@ def test_health_and_reflection_are_served(channel):
     for service in ("", "cardengine.v1.EngineService"):
         reply = health.Check(health_pb2.HealthCheckRequest(service=service))
         assert reply.status == health_pb2.HealthCheckResponse.SERVING
-    reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
-    request = reflection_pb2.ServerReflectionRequest(list_services="")
-    reply = next(iter(reflection.ServerReflectionInfo(iter([request]))))
-    names = {s.name for s in reply.list_services_response.service}
-    assert "cardengine.v1.EngineService" in names
+    for version in ("v1alpha", "v1"):
+        ask = channel.stream_stream(
+            f"/grpc.reflection.{version}.ServerReflection/ServerReflectionInfo",
+            request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+            response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+        )
+        requests = [
+            reflection_pb2.ServerReflectionRequest(list_services=""),
+            reflection_pb2.ServerReflectionRequest(
+                file_containing_symbol="cardengine.v1.ErrorReason"
+            ),
+        ]
+        listed, described = list(ask(iter(requests)))
+        names = {s.name for s in listed.list_services_response.service}
+        assert {"cardengine.v1.EngineService", "grpc.reflection.v1.ServerReflection"} <= names
+        files = described.file_descriptor_response.file_descriptor_proto
+        assert files, f"reflection {version} cannot describe cardengine.v1.ErrorReason"
