@@ -19,8 +19,10 @@ BENCH_ARGS := $(if $(QUICK),--quick,)
 
 .PHONY: help setup system-deps node-deps protos stubs-deps stubs stubs-check run test lint format play bench load golden clean
 
+# Descriptions may name variables, e.g. $(ADDRESS): sed replaces each with its value here.
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}' \
+	  | sed -e '' $(foreach v,$(sort $(shell sed -nE 's/^[a-z-]+:.*## //p' $(MAKEFILE_LIST) | grep -oE '\$$\([A-Z_]+\)' | tr -d '$$()')),-e 's|$$($(v))|$(subst |,\|,$(subst &,\&,$($(v))))|g')
 
 system-deps: ## install Debian packages that are missing (redis-server, python3-venv, nodejs, npm)
 	@missing=""; \
