@@ -54,38 +54,73 @@ def parse_settings(
         return environ.get(name, str(default))
 
     parser = argparse.ArgumentParser(prog="engine-service", description=__doc__)
-    parser.add_argument("--address", default=env("ENGINE_ADDRESS", base.address))
-    parser.add_argument("--redis-url", default=env("REDIS_URL", base.redis_url))
     parser.add_argument(
-        "--game-ttl-seconds", type=int, default=int(env("ENGINE_GAME_TTL", base.game_ttl_seconds))
+        "--address",
+        default=env("ENGINE_ADDRESS", base.address),
+        help=f"host:port to serve on, port 0 picks a free one (environment ENGINE_ADDRESS; "
+        f"default {base.address})",
+    )
+    parser.add_argument(
+        "--redis-url",
+        default=env("REDIS_URL", base.redis_url),
+        help=f"the Redis that keeps the games (environment REDIS_URL; default {base.redis_url})",
+    )
+    parser.add_argument(
+        "--game-ttl-seconds",
+        type=int,
+        default=int(env("ENGINE_GAME_TTL", base.game_ttl_seconds)),
+        help="a game untouched this long expires; every move refreshes it (environment "
+        f"ENGINE_GAME_TTL; default {base.game_ttl_seconds}, one week)",
     )
     parser.add_argument(
         "--event-retention",
         type=int,
         default=int(env("ENGINE_EVENT_RETENTION", base.event_retention)),
+        help="versions of events kept per game for watchers to catch up from (environment "
+        f"ENGINE_EVENT_RETENTION; default {base.event_retention})",
     )
     parser.add_argument(
         "--watch-idle-seconds",
         type=float,
         default=float(env("ENGINE_WATCH_IDLE", base.watch_idle_seconds)),
+        help="an idle WatchGame stream gets a heartbeat this often (environment "
+        f"ENGINE_WATCH_IDLE; default {base.watch_idle_seconds})",
     )
     parser.add_argument(
         "--watcher-queue-limit",
         type=int,
         default=int(env("ENGINE_WATCHER_QUEUE", base.watcher_queue_limit)),
+        help="versions buffered per watcher; a watcher further behind is cut off with "
+        f"RESOURCE_EXHAUSTED (environment ENGINE_WATCHER_QUEUE; default "
+        f"{base.watcher_queue_limit})",
     )
     parser.add_argument(
-        "--grace-seconds", type=float, default=float(env("ENGINE_GRACE", base.grace_seconds))
+        "--grace-seconds",
+        type=float,
+        default=float(env("ENGINE_GRACE", base.grace_seconds)),
+        help="how long in-flight calls may finish after SIGTERM or Ctrl-C (environment "
+        f"ENGINE_GRACE; default {base.grace_seconds})",
     )
     parser.add_argument(
         "--no-reflection",
         dest="reflection",
         action="store_false",
         default=env("ENGINE_REFLECTION", "1") not in ("0", "false", "no"),
+        help="do not serve gRPC server reflection (environment ENGINE_REFLECTION=0, false or "
+        "no; default: reflection on)",
     )
-    parser.add_argument("--log-level", default=env("ENGINE_LOG_LEVEL", base.log_level))
     parser.add_argument(
-        "--metrics-port", type=int, default=int(env("ENGINE_METRICS_PORT", DEFAULT_METRICS_PORT))
+        "--log-level",
+        default=env("ENGINE_LOG_LEVEL", base.log_level),
+        help="the logging level name, e.g. DEBUG or WARNING (environment ENGINE_LOG_LEVEL; "
+        f"default {base.log_level})",
+    )
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=int(env("ENGINE_METRICS_PORT", DEFAULT_METRICS_PORT)),
+        help="HTTP port of the Prometheus metrics on the host of --address, 0 serves none "
+        f"(environment ENGINE_METRICS_PORT; default {DEFAULT_METRICS_PORT})",
     )
     args = parser.parse_args(argv)
     return Settings(**vars(args))
