@@ -2,10 +2,13 @@
 
 1. Rules alone, one core: random games per second and µs per action; Hearts beside
    OpenSpiel's Hearts on the same number of one-deal games; the heuristic bot's win rate.
-2. SubmitAction through a real engine server and Redis, at 1, 16 and 64 calls in flight,
-   beside a floor server of the same kind started in the same run.
-3. Throughput of 1, 2 and 4 engine processes serving one address; and per thread-pool size.
+2. SubmitAction through a real engine server (``grpc.aio``) and Redis, at 1, 16 and 64 calls
+   in flight, beside a floor server of the same kind started in the same run.
+3. Throughput of 1, 2 and 4 engine processes serving one address.
 4. Snapshot bytes and Redis memory per live game.
+5. Fan-out (Hearts): submit-to-delivery latency with 1, 100 and 1,000 open watchers beside the
+   floor's XADD and XREAD BLOCK through the same kind of gRPC stream; and SubmitAction calls
+   per second on a process holding 1,000 idle watchers beside one holding none.
 
 Writes ``bench.json``, ``bench.md`` and PNG plots to ``--out`` (default ``results/``) and
 prints the Markdown. Seeds are fixed and every run is bounded in time; ``--quick`` is a smoke
@@ -25,13 +28,12 @@ from typing import Any
 
 import redis
 
-from bench import rules, service, storage
+from bench import fanout, rules, service, storage
 from bench.driver import record_scripts
 from bench.report import markdown, plots
 from bench.servers import engine_servers, floor_server
 from engine_service.devtools.local import redis_server
 from engine_service.games import REGISTRY
-from engine_service.settings import parse_settings
 
 
 @dataclass(frozen=True)
@@ -47,10 +49,13 @@ class Plan:
     scripts: int
     script_actions: int
     processes: tuple[int, ...]
-    pools: tuple[int, ...]
     storage_games: int
-    workers: int
+    watchers: tuple[int, ...]
+    idle_watchers: int
+    fanout_seconds: float
     scaling_in_flight: int = 64
+    idle_in_flight: int = 16
+    fanout_game: str = "hearts"
 
 
 FULL = Plan(
@@ -63,9 +68,10 @@ FULL = Plan(
     scripts=3,
     script_actions=2000,
     processes=(1, 2, 4),
-    pools=(2, 4, 8, 16, 32),
     storage_games=40,
-    workers=parse_settings([]).workers,
+    watchers=(1, 100, 1000),
+    idle_watchers=1000,
+    fanout_seconds=4.0,
 )
 QUICK = Plan(
     rules_games=3,
@@ -77,10 +83,12 @@ QUICK = Plan(
     scripts=1,
     script_actions=60,
     processes=(1, 2),
-    pools=(4,),
     storage_games=2,
-    workers=parse_settings([]).workers,
+    watchers=(1, 10),
+    idle_watchers=20,
+    fanout_seconds=0.6,
     scaling_in_flight=4,
+    idle_in_flight=4,
 )
 
 
@@ -117,9 +125,9 @@ def _rate(rate: rules.RulesRate) -> dict[str, Any]:
 
 
 def service_parts(plan: Plan) -> dict[str, Any]:
-    figures: dict[str, Any] = {"service": {}, "scaling": {}, "workers": {}, "storage": []}
+    figures: dict[str, Any] = {"service": {}, "scaling": {}, "storage": []}
     with redis_server() as url, contextlib.closing(redis.Redis.from_url(url)) as store:
-        with engine_servers(url, plan.workers) as engine, floor_server(url, plan.workers) as floor:
+        with engine_servers(url) as engine, floor_server(url) as floor:
             scripts = {
                 game: asyncio.run(
                     record_scripts(engine, store, game, plan.scripts, plan.script_actions)
@@ -130,19 +138,28 @@ def service_parts(plan: Plan) -> dict[str, Any]:
                 figures["service"][game] = service.beside_floor(
                     engine, floor, store, scripts[game], plan.levels, plan.seconds
                 )
+            store.flushdb()
+            figures["deliveries"] = fanout.deliveries(
+                engine,
+                floor,
+                store,
+                scripts[plan.fanout_game],
+                plan.watchers,
+                plan.fanout_seconds,
+            )
         for game in REGISTRY:
             store.flushdb()
             figures["scaling"][game] = service.scaling(
-                url,
-                scripts[game],
-                plan.processes,
-                plan.workers,
-                plan.scaling_in_flight,
-                plan.seconds,
+                url, scripts[game], plan.processes, plan.scaling_in_flight, plan.seconds
             )
-            figures["workers"][game] = service.worker_sweep(
-                url, scripts[game], plan.pools, plan.scaling_in_flight, plan.seconds
-            )
+        store.flushdb()
+        figures["idle_watchers"] = fanout.idle_watchers(
+            url,
+            scripts[plan.fanout_game],
+            plan.idle_watchers,
+            plan.idle_in_flight,
+            plan.seconds,
+        )
     with redis_server() as url:
         figures["storage"] = [storage.storage(url, game, plan.storage_games) for game in REGISTRY]
     return figures

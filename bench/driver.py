@@ -3,9 +3,10 @@
 A fair "one action": every seat of a measured game is human-driven by this client, so each
 SubmitAction applies exactly one action and no bot moves inside the call. To keep choosing
 out of the timed loop, each game type's moves are first *recorded*: seeded random games are
-played through the generic API (``GetGameView`` for the seat to act, a random entry of
-``GameView.legal_actions``, ``SubmitAction``). The timed runs then create fresh games with the
-same seeds and *replay* those moves, so a run sends SubmitAction calls and nothing else.
+played through the generic API (``GetGameView`` for the seat to act, a random legal action
+drawn from ``GameView.legal_actions`` and ``legal_choices``, ``SubmitAction``). The timed
+runs then create fresh games with the same seeds and *replay* those moves, so a run sends
+SubmitAction calls and nothing else.
 The floor server receives the very same requests.
 """
 
@@ -141,7 +142,7 @@ async def record_script(
         seat = to_act[0]
         request = api.GetGameViewRequest(game_id=game_id, seat=seat)
         view = (await stub.GetGameView(request, metadata=metadata[seat])).view
-        action = view.legal_actions[rng.randrange(len(view.legal_actions))]
+        action = random_legal(view, rng)
         submit = api.SubmitActionRequest(
             game_id=game_id,
             seat=seat,
@@ -168,7 +169,30 @@ async def record_scripts(
         ]
     finally:
         for channel in channels:
-            await channel.close()
+            await channel.close(None)
+
+
+def filled_choice(choice: game_pb2.CardChoice, cards: Sequence[Any]) -> game_pb2.Action:
+    """The action a ``CardChoice`` describes, with ``cards`` filled in."""
+    action = game_pb2.Action()
+    action.CopyFrom(choice.action)
+    inner = getattr(action, str(action.WhichOneof("game")))
+    getattr(inner, str(inner.WhichOneof("action"))).cards.extend(cards)
+    return action
+
+
+def random_legal(view: game_pb2.GameView, rng: random.Random) -> game_pb2.Action:
+    """A random legal action of a seat's view: a listed one, or a card choice filled at random.
+
+    Every listed action and every card choice is one option, drawn evenly (a Hearts pass is
+    one ``CardChoice`` of 3 among the hand rather than 286 listed passes).
+    """
+    listed = len(view.legal_actions)
+    index = rng.randrange(listed + len(view.legal_choices))
+    if index < listed:
+        return view.legal_actions[index]
+    choice = view.legal_choices[index - listed]
+    return filled_choice(choice, rng.sample(list(choice.cards), choice.count))
 
 
 def pool_size(scripts: Sequence[Script], in_flight: int, cap: int) -> int:

@@ -3,10 +3,10 @@
 Each simulated client creates a game of a registered type (chosen by a seeded generator), with
 seat 0 human and each other seat human or a bot, and plays every human seat through the public
 API only: a spectator ``GetGameView`` to learn who acts, the acting seat's view for its
-``legal_actions``, and ``SubmitAction`` with a random legal action. Seats that act at the same
-time (a Hearts pass) submit concurrently, so version races happen and show as ABORTED, after
-which the client reloads. Now and then a submission is repeated with the same ``request_id``,
-which must be answered without applying anything.
+``legal_actions`` and ``legal_choices``, and ``SubmitAction`` with a random legal action.
+Seats that act at the same time (a Hearts pass) submit concurrently, so version races happen
+and show as ABORTED, after which the client reloads. Now and then a submission is repeated
+with the same ``request_id``, which must be answered without applying anything.
 
 Bounded in games and in seconds. Reports actions per second, latency percentiles per RPC and
 outcomes by status code, then checks every stored game (:mod:`bench.consistency`). Exits
@@ -37,11 +37,10 @@ from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import game_pb2
 
 from bench.consistency import check_all
-from bench.driver import Metadata, open_stubs, token_metadata
+from bench.driver import Metadata, open_stubs, random_legal, token_metadata
 from bench.servers import engine_servers
 from engine_service.devtools.local import redis_server
 from engine_service.games import REGISTRY
-from engine_service.settings import parse_settings
 
 EXPECTED_CODES = {"OK", "ABORTED"}
 REPEAT_EVERY = 40
@@ -81,7 +80,7 @@ async def _act(
     """One human seat chooses a random legal action from its own view and submits it."""
     view_request = api.GetGameViewRequest(game_id=game_id, seat=seat)
     reply = await tally.call("GetGameView", stub.GetGameView, view_request, md)
-    if reply is None or not reply.view.legal_actions:
+    if reply is None or not (reply.view.legal_actions or reply.view.legal_choices):
         return
     view = reply.view
     request = api.SubmitActionRequest(
@@ -89,7 +88,7 @@ async def _act(
         seat=seat,
         expected_version=view.version,
         request_id=f"{seat}-{view.version}-{rng.randrange(1 << 30)}",
-        action=view.legal_actions[rng.randrange(len(view.legal_actions))],
+        action=random_legal(view, rng),
     )
     first = await tally.call("SubmitAction", stub.SubmitAction, request, md)
     if first is not None and rng.randrange(REPEAT_EVERY) == 0:
@@ -141,7 +140,7 @@ async def generate(address: str, clients: int, games: int, seconds: float) -> tu
         await asyncio.gather(*(client(i) for i in range(clients)))
     finally:
         for channel in channels:
-            await channel.close()
+            await channel.close(None)
     return tally, time.perf_counter() - started
 
 
@@ -197,11 +196,13 @@ def markdown(summary: dict[str, Any]) -> str:
 
 
 @contextlib.contextmanager
-def _target(address: str | None, redis_url: str | None, workers: int) -> Iterator[tuple[str, str]]:
+def _target(
+    address: str | None, redis_url: str | None, processes: int
+) -> Iterator[tuple[str, str]]:
     if address and redis_url:
         yield address, redis_url
         return
-    with redis_server() as url, engine_servers(url, workers) as served:
+    with redis_server() as url, engine_servers(url, processes) as served:
         yield served, url
 
 
@@ -213,13 +214,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--address", help="a running engine (with --redis-url)")
     parser.add_argument("--redis-url", help="the Redis that engine uses")
-    parser.add_argument("--workers", type=int, default=parse_settings([]).workers)
+    parser.add_argument(
+        "--processes", type=int, default=1, help="engine processes on one address (SO_REUSEPORT)"
+    )
     parser.add_argument("--out", type=Path, default=Path("results"))
     args = parser.parse_args()
     clients, games, seconds = (
         (4, 4, 5.0) if args.quick else (args.clients, args.games, args.seconds)
     )
-    with _target(args.address, args.redis_url, args.workers) as (address, url):
+    with _target(args.address, args.redis_url, args.processes) as (address, url):
         tally, elapsed = asyncio.run(generate(address, clients, games, seconds))
         with contextlib.closing(redis.Redis.from_url(url)) as client:
             problems = check_all(client, tally.finished)

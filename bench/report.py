@@ -10,6 +10,8 @@ GOAL_P50 = 1.25
 GOAL_THROUGHPUT = 0.8
 GOAL_OPENSPIEL = 1.0
 GOAL_SNAPSHOT = 600
+GOAL_DELIVERY_P50 = 2.0
+GOAL_IDLE_THROUGHPUT = 0.9
 
 
 def _fmt(value: float, digits: int = 2) -> str:
@@ -69,12 +71,13 @@ def _rate_cells(rate: dict[str, Any]) -> list[str]:
 def service_section(figures: dict[str, Any]) -> list[str]:
     settings = figures["settings"]
     lines = [
-        f"### 2. SubmitAction beside the floor server ({settings['workers']} handler threads, "
+        f"### 2. SubmitAction beside the floor server (grpc.aio, one process each, "
         f"{settings['seconds']} s per run, real Redis, loopback)",
         "",
         "Every seat human-driven by the benchmark, so one call applies exactly one "
-        "action. Floor: same gRPC server and thread pool, handler = one Redis GET + one Lua "
-        "compare-and-set of a snapshot-sized value. Server CPU is the server process's own "
+        "action. Floor: the same kind of server (`new_grpc_server`, grpc.aio over "
+        "redis.asyncio), handler = one Redis GET + one Lua compare-and-set of a snapshot-sized "
+        "value that also XADDs it to a stream. Server CPU is the server process's own "
         "CPU time per call, the steadiest figure on a shared machine.",
         "",
     ]
@@ -133,24 +136,83 @@ def scaling_section(figures: dict[str, Any]) -> list[str]:
     return lines + _table(header, rows)
 
 
-def workers_section(figures: dict[str, Any]) -> list[str]:
+def fanout_section(figures: dict[str, Any]) -> list[str]:
     settings = figures["settings"]
     lines = [
-        f"### Thread pool (ENGINE_WORKERS), one process, {settings['scaling_in_flight']} in flight",
+        f"### 5. Fan-out: submit to delivery, N watchers on one engine process "
+        f"({settings['fanout_game']}, one SubmitAction at a time, {settings['fanout_seconds']} s "
+        "per side)",
+        "",
+        "Each watcher watches its own game as seat 0, with views; the calls replay moves of "
+        "watched games round-robin, and a delivery runs from sending SubmitAction to that "
+        "game's watcher receiving the version it made. Floor: the floor server's SubmitAction "
+        "(GET + Lua compare-and-set + XADD) and one XREAD BLOCK reader per process over every "
+        "watched stream, delivered on a gRPC server stream (`/bench.Floor/Watch`). For "
+        "reference, the floor with its own Redis connection blocked in XREAD per watcher "
+        "(`/bench.Floor/WatchOwn`). Server CPU is per SubmitAction and its delivery.",
         "",
     ]
-    rows = [
-        [
-            game,
-            run["workers"],
-            f"{run['throughput']:.0f}",
-            f"{run['p50_ms']:.2f}",
-            f"{run['p99_ms']:.2f}",
-        ]
-        for game, runs in figures["workers"].items()
-        for run in runs
+    rows = []
+    for row in figures["deliveries"]:
+        real, base, own = row["engine"], row["floor"], row["floor_own"]
+        errors = {
+            **real["errors"],
+            **{f"floor {k}": v for k, v in base["errors"].items()},
+            **{f"own {k}": v for k, v in own["errors"].items()},
+        }
+        rows.append(
+            [
+                row["watchers"],
+                real["deliveries"],
+                f"{real['p50_ms']:.2f} / {base['p50_ms']:.2f} = **{row['p50_ratio']:.2f}**",
+                f"{real['p99_ms']:.2f} / {base['p99_ms']:.2f} = {row['p99_ratio']:.2f}",
+                f"{real['submit_p50_ms']:.2f} / {base['submit_p50_ms']:.2f}",
+                f"{real['cpu_us_per_delivery']} / {base['cpu_us_per_delivery']} = "
+                f"{row['cpu_ratio']:.2f}",
+                f"{own['p50_ms']:.2f} / {own['p99_ms']:.2f}",
+                ", ".join(f"{k} {v}" for k, v in errors.items()) or "none",
+            ]
+        )
+    header = [
+        "watchers",
+        "deliveries",
+        "delivery p50 ms engine / floor",
+        "delivery p99 ms",
+        "SubmitAction reply p50 ms",
+        "server CPU µs/delivery",
+        "floor, connection per watcher: p50 / p99 ms",
+        "errors",
     ]
-    return lines + _table(["game", "workers", "calls/s", "p50 ms", "p99 ms"], rows)
+    lines += _table(header, rows)
+    idle = figures.get("idle_watchers")
+    if idle is None:
+        return lines
+    real, base = idle["with_watchers"], idle["without"]
+    errors = {**real["errors"], **{f"without {k}": v for k, v in base["errors"].items()}}
+    lines += [
+        "",
+        f"SubmitAction with {idle['watchers']} idle watchers open (games nobody moves in) on "
+        "the process, beside a process without watchers, started in the same run and taking "
+        f"turns ({idle['in_flight']} in flight):",
+        "",
+    ]
+    row = [
+        idle["watchers"],
+        idle["in_flight"],
+        f"{real['throughput']:.0f} / {base['throughput']:.0f} = **{idle['throughput_ratio']:.2f}**",
+        f"{real['p50_ms']:.2f} / {base['p50_ms']:.2f} = {idle['p50_ratio']:.2f}",
+        f"{real['cpu_us_per_call']} / {base['cpu_us_per_call']} = {idle['cpu_ratio']:.2f}",
+        ", ".join(f"{k} {v}" for k, v in errors.items()) or "none",
+    ]
+    header = [
+        "idle watchers",
+        "in flight",
+        "calls/s with / without",
+        "p50 ms",
+        "server CPU µs/call",
+        "errors",
+    ]
+    return lines + _table(header, [row])
 
 
 def storage_section(figures: dict[str, Any]) -> list[str]:
@@ -162,7 +224,8 @@ def storage_section(figures: dict[str, Any]) -> list[str]:
             s["live_games"],
             s["live_snapshot_bytes_mean"],
             s["redis_bytes_per_game"],
-            f"{s['game_hash_bytes_per_game']} / {s['log_bytes_per_game']}",
+            f"{s['game_hash_bytes_per_game']} / {s['log_bytes_per_game']} / "
+            f"{s.get('events_bytes_per_game', 0)}",
         ]
         for s in figures["storage"]
     ]
@@ -172,7 +235,7 @@ def storage_section(figures: dict[str, Any]) -> list[str]:
         "live games",
         "their mean snapshot",
         "Redis bytes per live game",
-        "of which game hash (snapshot + remembered request versions) / log",
+        "of which game hash (snapshot + remembered request versions) / log / event stream",
     ]
     return lines + _table(header, rows)
 
@@ -197,6 +260,25 @@ def goals_section(figures: dict[str, Any]) -> list[str]:
                     row["throughput_ratio"] >= GOAL_THROUGHPUT,
                 )
             )
+    for row in figures.get("deliveries", []):
+        rows.append(
+            _goal(
+                f"delivery p50 with {row['watchers']} watchers",
+                "≤ 2 x floor",
+                row["p50_ratio"],
+                row["p50_ratio"] <= GOAL_DELIVERY_P50,
+            )
+        )
+    idle = figures.get("idle_watchers")
+    if idle is not None:
+        rows.append(
+            _goal(
+                f"SubmitAction calls/s with {idle['watchers']} idle watchers",
+                "≥ 0.9 x without",
+                idle["throughput_ratio"],
+                idle["throughput_ratio"] >= GOAL_IDLE_THROUGHPUT,
+            )
+        )
     spiel = figures.get("openspiel")
     if spiel is not None:
         ratio = figures["hearts_one_deal"]["games_per_second"] / spiel["games_per_second"]
@@ -227,9 +309,10 @@ def markdown(figures: dict[str, Any]) -> str:
         sections += [
             service_section(figures),
             scaling_section(figures),
-            workers_section(figures),
             storage_section(figures),
         ]
+        if "deliveries" in figures:
+            sections.append(fanout_section(figures))
     sections.append(goals_section(figures))
     return "\n\n".join("\n".join(s) for s in sections) + "\n"
 
@@ -265,13 +348,16 @@ def plots(figures: dict[str, Any], folder: Path) -> list[Path]:
     axis.set(xlabel="engine processes", ylabel="calls/s", title="scaling on one address")
     axis.legend()
     written.append(_save(fig, folder / "scaling.png"))
-    fig, axis = plt.subplots(figsize=(6, 4))
-    for game, runs in figures["workers"].items():
-        axis.plot([r["workers"] for r in runs], [r["throughput"] for r in runs], "-o", label=game)
-    axis.set_xscale("log", base=2)
-    axis.set(xlabel="ENGINE_WORKERS", ylabel="calls/s", title="thread pool size")
-    axis.legend()
-    written.append(_save(fig, folder / "workers.png"))
+    if figures.get("deliveries"):
+        fig, axis = plt.subplots(figsize=(6, 4))
+        rows = figures["deliveries"]
+        x = [r["watchers"] for r in rows]
+        for who, style in (("engine", "-o"), ("floor", "--s"), ("floor_own", ":^")):
+            axis.plot(x, [r[who]["p50_ms"] for r in rows], style, label=f"{who} p50")
+        axis.set_xscale("log")
+        axis.set(xlabel="open watchers", ylabel="ms", title="submit to delivery")
+        axis.legend()
+        written.append(_save(fig, folder / "fanout.png"))
     return written
 
 

@@ -78,12 +78,13 @@ def _processes(commands: list[list[str]], address: str) -> Iterator[str]:
 
 
 def engine_servers(
-    redis_url: str, workers: int, processes: int = 1
+    redis_url: str, processes: int = 1, *extra: str
 ) -> contextlib.AbstractContextManager[str]:
     """``processes`` engine servers on one loopback address; yields the address.
 
     Without the metrics exporter and its interceptor: the floor server has neither, and
-    several processes on one host could not all bind the default metrics port.
+    several processes on one host could not all bind the default metrics port. ``extra``
+    are further command-line flags (settings).
     """
     address = f"127.0.0.1:{free_port()}"
     command = [
@@ -92,15 +93,15 @@ def engine_servers(
         "engine_service",
         f"--address={address}",
         f"--redis-url={redis_url}",
-        f"--workers={workers}",
         "--no-reflection",
         "--metrics-port=0",
+        *extra,
     ]
     return _processes([command] * processes, address)
 
 
-def floor_server(redis_url: str, workers: int) -> contextlib.AbstractContextManager[str]:
-    """The floor server (:mod:`bench.floor`) with the same thread pool; yields the address."""
+def floor_server(redis_url: str) -> contextlib.AbstractContextManager[str]:
+    """The floor server (:mod:`bench.floor`), one process; yields the address."""
     address = f"127.0.0.1:{free_port()}"
     command = [
         sys.executable,
@@ -108,6 +109,5 @@ def floor_server(redis_url: str, workers: int) -> contextlib.AbstractContextMana
         "bench.floor",
         f"--address={address}",
         f"--redis-url={redis_url}",
-        f"--workers={workers}",
     ]
     return _processes([command], address)

@@ -48,7 +48,7 @@ async def timed_run(
         return result
     finally:
         for channel in channels:
-            await channel.close()
+            await channel.close(None)
 
 
 def on_engine(scripts: Sequence[Script]) -> GameMaker:
@@ -105,10 +105,10 @@ def beside_floor(
                 "in_flight": level,
                 "engine": real.summary(),
                 "floor": base.summary(),
-                "p50_ratio": _ratio(real.percentile(0.5), base.percentile(0.5)),
-                "p99_ratio": _ratio(real.percentile(0.99), base.percentile(0.99)),
-                "throughput_ratio": _ratio(real.throughput, base.throughput),
-                "cpu_ratio": _ratio(real.cpu_us_per_call, base.cpu_us_per_call),
+                "p50_ratio": ratio(real.percentile(0.5), base.percentile(0.5)),
+                "p99_ratio": ratio(real.percentile(0.99), base.percentile(0.99)),
+                "throughput_ratio": ratio(real.throughput, base.throughput),
+                "cpu_ratio": ratio(real.cpu_us_per_call, base.cpu_us_per_call),
             }
         )
     return rows
@@ -118,7 +118,6 @@ def scaling(
     redis_url: str,
     scripts: Sequence[Script],
     counts: Sequence[int],
-    workers: int,
     in_flight: int,
     seconds: float,
 ) -> list[dict[str, Any]]:
@@ -127,26 +126,11 @@ def scaling(
     Every group is started first (idle processes cost nothing), then the groups take turns.
     """
     with contextlib.ExitStack() as stack:
-        groups = [stack.enter_context(engine_servers(redis_url, workers, n)) for n in counts]
+        groups = [stack.enter_context(engine_servers(redis_url, n)) for n in counts]
         sides = [(address, on_engine(scripts)) for address in groups]
         results = take_turns(sides, scripts, in_flight, seconds)
     return [{"processes": n, **r.summary()} for n, r in zip(counts, results, strict=True)]
 
 
-def worker_sweep(
-    redis_url: str,
-    scripts: Sequence[Script],
-    pools: Sequence[int],
-    in_flight: int,
-    seconds: float,
-) -> list[dict[str, Any]]:
-    """Throughput and latency of one engine process per handler-thread count, taking turns."""
-    with contextlib.ExitStack() as stack:
-        servers = [stack.enter_context(engine_servers(redis_url, n)) for n in pools]
-        sides = [(address, on_engine(scripts)) for address in servers]
-        results = take_turns(sides, scripts, in_flight, seconds)
-    return [{"workers": n, **r.summary()} for n, r in zip(pools, results, strict=True)]
-
-
-def _ratio(value: float, floor: float) -> float:
+def ratio(value: float, floor: float) -> float:
     return round(value / floor, 3) if floor else float("nan")

@@ -4,18 +4,20 @@ Games are played in this process through the engine's use cases (no gRPC), every
 each stopped at a seeded random point of its game, so the stored games look like a live
 population: some just dealt, some near the end. Redis memory is read from ``INFO memory``
 before and after, on a private redis-server, and split by key kind with ``MEMORY USAGE``: the
-game's hash (snapshot and the replies remembered for idempotent retries, one per action) and
-its log.
+game's hash (snapshot and the replies remembered for idempotent retries, one per action), its
+log and its event stream (one entry per version, what watchers read).
 """
 
 from __future__ import annotations
 
+import asyncio
 import random
 import statistics
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import redis
+import redis.asyncio as aioredis
 
 from engine_service.app.engine import Engine
 from engine_service.core.record import PlayerKind
@@ -27,21 +29,22 @@ WHOLE_GAME_CAP = 3000
 """Most actions of the one game followed from start to end (a bound on the part's time)."""
 
 
-def _play(engine: Engine, game: str, seed: int, stop_after: int) -> Iterator[str]:
+async def _play(engine: Engine, game: str, seed: int, stop_after: int) -> AsyncIterator[str]:
     """Play a seeded random all-human game for up to ``stop_after`` actions.
 
     Yields the game's id after every action.
     """
     spec = REGISTRY[game]
-    created = engine.create_game(game, spec.config_type(), [PlayerKind.HUMAN] * spec.seats, seed)
+    seats = [PlayerKind.HUMAN] * spec.seats
+    created = await engine.create_game(game, spec.config_type(), seats, seed)
     rng = random.Random(seed)
     game_id, view, done = created.game_id, created.view, 0
     while view.outcome is None and done < stop_after:
         seat = view.to_act[0]
         token = created.tokens[seat]
-        legal = engine.view(game_id, seat, token).legal
+        legal = (await engine.view(game_id, seat, token)).legal
         action = legal[rng.randrange(len(legal))]
-        view = engine.submit(game_id, seat, token, view.version, str(done), game, action)
+        view = await engine.submit(game_id, seat, token, view.version, str(done), game, action)
         done += 1
         yield game_id
 
@@ -50,19 +53,31 @@ def _memory(client: redis.Redis, pattern: str) -> int:
     return sum(int(client.memory_usage(key) or 0) for key in client.scan_iter(pattern))
 
 
+async def _populate(
+    client: redis.Redis, redis_url: str, game: str, games: int
+) -> tuple[list[int], int]:
+    """Snapshot sizes over one whole game; then ``games`` live games (and the memory before)."""
+    store = aioredis.Redis.from_url(redis_url)
+    try:
+        engine = Engine(RedisGameStore(store, TTL_SECONDS))
+        played = _play(engine, game, 0, WHOLE_GAME_CAP)
+        whole = [int(client.hstrlen(game_key(g), "s")) async for g in played]
+        client.flushdb()
+        before = int(client.info("memory")["used_memory"])
+        rng = random.Random(1)
+        for seed in range(1, games + 1):
+            async for _ in _play(engine, game, seed, rng.randrange(len(whole))):
+                pass
+        return whole, before
+    finally:
+        await store.aclose()
+
+
 def storage(redis_url: str, game: str, games: int) -> dict[str, Any]:
     """Snapshot bytes over one whole game, and Redis bytes per game over ``games`` live games."""
     client = redis.Redis.from_url(redis_url)
     client.flushdb()
-    engine = Engine(RedisGameStore(client, TTL_SECONDS))
-    played = _play(engine, game, 0, WHOLE_GAME_CAP)
-    whole = [int(client.hstrlen(game_key(g), "s")) for g in played]
-    client.flushdb()
-    before = int(client.info("memory")["used_memory"])
-    rng = random.Random(1)
-    for seed in range(1, games + 1):
-        for _ in _play(engine, game, seed, rng.randrange(len(whole))):
-            pass
+    whole, before = asyncio.run(_populate(client, redis_url, game, games))
     used = int(client.info("memory")["used_memory"]) - before
     snapshots = [int(client.hstrlen(key, "s")) for key in client.scan_iter("ce:*:game")]
     figures = {
@@ -75,6 +90,7 @@ def storage(redis_url: str, game: str, games: int) -> dict[str, Any]:
         "redis_bytes_per_game": round(used / games),
         "game_hash_bytes_per_game": round(_memory(client, "ce:*:game") / games),
         "log_bytes_per_game": round(_memory(client, "ce:*:log") / games),
+        "events_bytes_per_game": round(_memory(client, "ce:*:events") / games),
     }
     client.close()
     return figures

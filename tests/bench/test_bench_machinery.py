@@ -1,8 +1,9 @@
 """The benchmark and load-test machinery in its smallest mode, on the real fixtures.
 
 No timings are asserted: these only show that every registered game goes through every part
-(rules, recorded replays beside the floor server, storage figures, the load generator) and
-that the load test's consistency check catches a damaged game.
+(rules, recorded replays beside the floor server, storage figures, the load generator), that
+the fan-out part delivers every move to its watcher on the engine and on both floor designs,
+and that the load test's consistency check catches a damaged game.
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ from dataclasses import replace
 
 import pytest
 
-from bench import rules, service, storage
+from bench import fanout, rules, service, storage
 from bench.consistency import check_game
 from bench.driver import record_scripts
 from bench.load import generate
 from bench.servers import floor_server
 from engine_service.codec.record import decode_record, encode_record
 from engine_service.games import REGISTRY
-from engine_service.store.redis_store import game_key
+from engine_service.store.redis_store import events_key, game_key, log_key
 
 pytestmark = pytest.mark.service
 GAMES = sorted(REGISTRY)
@@ -42,9 +43,30 @@ def test_one_deal_hearts_is_one_hand():
 def test_replays_run_beside_the_floor_without_errors(game, engine_address, redis_url, redis_client):
     scripts = asyncio.run(record_scripts(engine_address, redis_client, game, 1, 10))
     assert len(scripts[0].steps) == len(scripts[0].snapshot_bytes) > 0
-    with floor_server(redis_url, 2) as floor:
+    with floor_server(redis_url) as floor:
         (row,) = service.beside_floor(engine_address, floor, redis_client, scripts, [2], 0.2)
     for side in ("engine", "floor"):
+        assert row[side]["calls"] > 0
+        assert row[side]["errors"] == {}
+
+
+def test_fanout_delivers_every_move_to_its_watcher(engine_address, redis_url, redis_client):
+    scripts = asyncio.run(record_scripts(engine_address, redis_client, "hearts", 1, 40))
+    with floor_server(redis_url) as floor:
+        rows = fanout.deliveries(engine_address, floor, redis_client, scripts, [1, 3], 0.3)
+    assert [row["watchers"] for row in rows] == [1, 3]
+    for row in rows:
+        for side in ("engine", "floor", "floor_own"):
+            assert row[side]["deliveries"] > 0
+            assert row[side]["errors"] == {}
+            assert 0 < row[side]["p50_ms"] <= row[side]["p99_ms"]
+
+
+def test_idle_watchers_stay_open_beside_a_process_without(engine_address, redis_url, redis_client):
+    scripts = asyncio.run(record_scripts(engine_address, redis_client, "hearts", 1, 20))
+    row = fanout.idle_watchers(redis_url, scripts, watchers=4, in_flight=2, seconds=0.3)
+    assert row["watchers"] == 4
+    for side in ("with_watchers", "without"):
         assert row[side]["calls"] > 0
         assert row[side]["errors"] == {}
 
@@ -67,12 +89,21 @@ def test_load_generator_leaves_every_game_consistent(engine_address, redis_clien
 def test_consistency_check_catches_damaged_games(engine_address, redis_client):
     tally, _ = asyncio.run(generate(engine_address, clients=1, games=1, seconds=1.5))
     game_id = tally.games[0]
-    key, log_key = game_key(game_id), game_key(game_id).replace(":game", ":log")
+    key, log, events = game_key(game_id), log_key(game_id), events_key(game_id)
     assert check_game(redis_client, game_id) == []
     try:
-        redis_client.rpush(log_key, redis_client.lindex(log_key, 0))
+        redis_client.rpush(log, redis_client.lindex(log, 0))
         assert any("log entries" in p for p in check_game(redis_client, game_id))
-        redis_client.rpop(log_key)
+        redis_client.rpop(log)
+
+        stream = redis_client.xrange(events)
+        (last_id, fields) = stream[-1]
+        _rewrite(redis_client, events, stream[:-1])
+        assert any("event stream" in p for p in check_game(redis_client, game_id))
+        _rewrite(redis_client, events, [*stream[:-1], (last_id, {**fields, b"a": b"other"})])
+        assert any("not its log entry" in p for p in check_game(redis_client, game_id))
+        _rewrite(redis_client, events, stream)
+        assert check_game(redis_client, game_id) == []
 
         record = decode_record(redis_client.hget(key, "s"))
         rules = REGISTRY[record.game_type].make_rules(record.config)
@@ -83,5 +114,12 @@ def test_consistency_check_catches_damaged_games(engine_address, redis_client):
         ]
         assert "seen finished but has no outcome" in check_game(redis_client, game_id, True)
     finally:
-        redis_client.delete(key, log_key)  # no damaged game outlives the test
+        redis_client.delete(key, log, events)  # no damaged game outlives the test
     assert check_game(redis_client, game_id) == ["not stored"]
+
+
+def _rewrite(client, key, entries):
+    """Replace a stream by ``entries`` (Redis refuses IDs at or below a stream's last one)."""
+    client.delete(key)
+    for entry_id, fields in entries:
+        client.xadd(key, fields, id=entry_id)
