@@ -184,18 +184,16 @@ def _has_content(event: game_pb2.GameEvent) -> bool:
 
 
 def describe_event(view: game_pb2.GameView, event: game_pb2.GameEvent) -> str:
-    """One event as text: the game's event formatter if its text module has one.
+    """One event as text: the game's event formatter, for a game this client knows.
 
-    A text module offers one as ``describe_event(view, event) -> str`` on its
-    :class:`~cardengine_client.text.common.GameText`; without it :func:`generic_event_text`
-    spells the event's fields out, which is always complete if not pretty.
+    An event of a game this client does not know (a newer server) is spelled out field by
+    field by :func:`generic_event_text`, which is always complete if not pretty.
     """
     game = event.WhichOneof("game")
     text = GAME_TEXTS.get(game) if game else None
-    formatter = getattr(text, "describe_event", None)
-    if callable(formatter):
-        return str(formatter(view, event))
-    return generic_event_text(view, event)
+    if text is None:
+        return generic_event_text(view, event)
+    return text.describe_event(view, event)
 
 
 _SEAT_FIELDS: Final = frozenset({"seat", "seats", "winner", "winners", "leader"})

@@ -22,11 +22,13 @@ class GameText:
         describe: the short text of one of its actions, e.g. ``"play QS"``.
         parse: the action a player typed, judged against the view (e.g. its phase).
             Raises ValueError with a message meant for the player.
+        describe_event: one event of the game as a short sentence for the viewer of ``view``.
     """
 
     render: Callable[[game_pb2.GameView], list[str]]
     describe: Callable[[game_pb2.Action], str]
     parse: Callable[[game_pb2.GameView, str], game_pb2.Action]
+    describe_event: Callable[[game_pb2.GameView, game_pb2.GameEvent], str]
 
 
 _PLAYER_LABELS: Final = MappingProxyType(

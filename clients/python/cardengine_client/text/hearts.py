@@ -12,8 +12,7 @@ service will refuse and see which rule forbids it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Final
 
@@ -231,14 +230,7 @@ def describe_hearts_event(view: game_pb2.GameView, event: game_pb2.GameEvent) ->
     return f"hearts event {kind or '(empty)'}"
 
 
-@dataclass(frozen=True, slots=True)
-class HeartsText(GameText):
-    """Hearts' :class:`GameText` with its event formatter, which the terminal looks up."""
-
-    describe_event: Callable[[game_pb2.GameView, game_pb2.GameEvent], str]
-
-
-HEARTS_TEXT: Final = HeartsText(
+HEARTS_TEXT: Final = GameText(
     render=render_hearts,
     describe=describe_hearts,
     parse=parse_hearts,

@@ -12,8 +12,6 @@ Nothing is checked against the rules here: the service judges, and a refusal nam
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
@@ -277,14 +275,7 @@ def describe_klaberjass_event(view: game_pb2.GameView, event: game_pb2.GameEvent
     return f"klaberjass event {kind or '(empty)'}"
 
 
-@dataclass(frozen=True, slots=True)
-class KlaberjassText(GameText):
-    """Klaberjass's :class:`GameText` with its event formatter, which the terminal looks up."""
-
-    describe_event: Callable[[game_pb2.GameView, game_pb2.GameEvent], str]
-
-
-KLABERJASS_TEXT: Final = KlaberjassText(
+KLABERJASS_TEXT: Final = GameText(
     render=render_klaberjass,
     describe=describe_klaberjass,
     parse=parse_klaberjass,
