@@ -15,13 +15,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Final, TypeVar
 
 import grpc
-from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc
+from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc, guandan_pb2
 from google.rpc import status_pb2
 
 from engine_service.api import messages
 from engine_service.api.errors import abort, status_for, unexpected_status
 from engine_service.app.engine import Engine
+from engine_service.app.explain import explain_play
 from engine_service.app.watch import watch
+from engine_service.codec.guandan_explain import decode_asked_cards, encode_explained
 from engine_service.core.errors import EngineError
 from engine_service.store.protocol import EventFeed
 
@@ -139,6 +141,16 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         game_id = messages.game_id_of(request.game_id)
         seat_view = await self._engine.view(game_id, seat, token_of(context))
         return engine_service_pb2.GetGameViewResponse(view=messages.encode_view(seat_view))
+
+    @rpc
+    async def ExplainPlay(
+        self, request: guandan_pb2.ExplainPlayRequest, context: Context
+    ) -> guandan_pb2.ExplainPlayResponse:
+        """The readings a Guandan seat's cards allow, each with its legality now."""
+        game_id = messages.game_id_of(request.game_id)
+        cards = decode_asked_cards(request.cards)
+        options = await explain_play(self._engine, game_id, request.seat, token_of(context), cards)
+        return encode_explained(options)
 
     @rpc
     async def SubmitAction(

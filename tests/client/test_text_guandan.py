@@ -89,7 +89,7 @@ def test_a_playing_view_shows_levels_counts_the_play_to_beat_and_the_finish():
     assert "Levels: you & seat 2 at 7, seat 1 & seat 3 at 4" in text
     assert "Your hand (10): 3C-3D 8C-8D-8S 9C AS 7C-7H RJ  (wild 7H)" in text
     assert "Cards left: you 10, seat 1 ?, seat 2 14, seat 3 3" in text  # G-R23: hidden count
-    assert "To beat: seat 3 pair:5:2 5C 5D   (passed: seat 1)" in text
+    assert "To beat: seat 3 pair of fives: 5C 5D   (passed: seat 1)" in text
     assert "Finished: 1st seat 2" in text
     assert text.endswith("To act: you")
 
@@ -121,7 +121,7 @@ def test_g_r17_the_round_so_far_is_listed_plays_and_passes():
         round_entry(1, "pair:9:2", ["9C", "9S"]),
     ]
     text = render_view(guandan_view(round_history=history))
-    assert "This round: seat 3 pair:5:2 5C 5D, you pass, seat 1 pair:9:2 9C 9S" in text
+    assert "This round: seat 3 pair of fives: 5C 5D; you pass; seat 1 pair of nines: 9C 9S" in text
 
 
 def test_g_r24_the_deal_just_ended_is_shown_with_its_promotion_and_last_round():
@@ -140,7 +140,7 @@ def test_g_r24_the_deal_just_ended_is_shown_with_its_promotion_and_last_round():
     )
     assert "Deal 2 (level 4) ended: 1st you, 2nd seat 2" in text
     assert "Level change: you & seat 2 4 -> 7 (up 3), seat 1 & seat 3 stay at 4" in text
-    assert "Its last round: seat 1 single:13:1 KC, seat 2 single:16:1 RJ" in text
+    assert "Its last round: seat 1 single king: KC; seat 2 single red joker: RJ" in text
     assert "Previous deal's finish" not in text
     later = render_view(guandan_view(previous_order=[0, 2]))
     assert "Previous deal's finish: you, seat 2" in later
@@ -157,7 +157,7 @@ def test_events_are_told_as_short_sentences():
         seat=1, cards=parse_cards(["9C", "9S"]), reading=reading("pair:9:2")
     )
     told = {
-        "cards_played": (played, "seat 1 plays pair:9:2 9C 9S"),
+        "cards_played": (played, "seat 1 plays pair of nines: 9C 9S"),
         "turn_passed": (guandan_pb2.GuandanTurnPassed(seat=0), "you pass"),
         "trick_won": (
             guandan_pb2.GuandanTrickWon(winner=1, leader=3),
@@ -223,11 +223,11 @@ def test_an_anti_tribute_names_the_red_joker_holders_g_r33():
 
 def test_moves_are_described_as_the_service_writes_them():
     play_action = guandan_play(["8C", "8D", "8S", "5H", "5H"], "full_house:8:5")
-    assert describe_action(play_action) == "play full_house:8:5 8C 8D 8S 5H 5H"
+    assert describe_action(play_action) == "play full house, eights over fives: 8C 8D 8S 5H 5H"
     assert describe_action(guandan_pass()) == "pass"
     assert describe_action(guandan_return("4c")) == "return 4C"
     menu = render_menu(guandan_view(legal=[play_action, guandan_pass()]))
-    assert menu == "   1) play full_house:8:5 8C 8D 8S 5H 5H\n   2) pass"
+    assert menu == "   1) play full house, eights over fives: 8C 8D 8S 5H 5H\n   2) pass"
 
 
 def test_typed_cards_take_their_reading_from_the_legal_plays():

@@ -7,6 +7,16 @@ current round, finishing order and tribute. From the end of a deal until the nex
 play, the deal just ended is shown too: its finish, the winners' promotion and its last round.
 Events (:func:`describe_guandan_event`) are told as short sentences as they arrive.
 
+Plays are named as players say them, with their cards from weakest to strongest (a sequence
+along its run) and the wild cards marked ``*``: ``"full house, eights over two wilds: 8C 8D 8S
+5H* 5H*"``, ``"straight, ace to five: AC 2D 3S 4H 5C"``, ``"plate, queens and kings: ..."``.
+Sequences are named by their whole run, so the reading's rank (the natural top card, G-R12) is
+the last rank named. These are the words of the service's own notation
+(``engine_service.games.guandan.notation``, which ExplainPlay's descriptions use), written
+again here over the messages because this package does not depend on the service; a test
+holds the two to the same text. The menu of legal actions is written without the view, so
+there the level is unknown: its plays are named and ordered from 2 to A, without wild marks.
+
 Typed moves: ``pass``; ``return 4C``; cards to play, such as ``8C 8D 8S 5H 5H``, optionally
 with the reading they count as (``full_house:8:5``, see
 :func:`cardengine_client.actions.parse_reading`). Without a reading, the client takes it from
@@ -18,6 +28,7 @@ card without a verb is a return.
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
@@ -34,7 +45,7 @@ from cardengine_client.actions import (
     parse_reading,
 )
 from cardengine_client.cards import format_card, format_cards, parse_cards
-from cardengine_client.text.common import GameText, seat_name, seat_names
+from cardengine_client.text.common import GameText, seat_name, seat_names, suit_name
 
 _View = guandan_pb2.GuandanView
 _PHASES: Final = MappingProxyType(
@@ -84,6 +95,133 @@ def render_hand(cards: Iterable[cards_pb2.Card], level: int) -> str:
     return f"{text}  (wild {format_cards(wilds)})" if wilds else text
 
 
+WILD_MARK: Final = "*"
+"""Written after a wild card (G-R5), e.g. ``7H*`` at level 7."""
+_RANK_WORDS: Final = MappingProxyType(
+    {
+        2: ("two", "twos"),
+        3: ("three", "threes"),
+        4: ("four", "fours"),
+        5: ("five", "fives"),
+        6: ("six", "sixes"),
+        7: ("seven", "sevens"),
+        8: ("eight", "eights"),
+        9: ("nine", "nines"),
+        10: ("ten", "tens"),
+        11: ("jack", "jacks"),
+        12: ("queen", "queens"),
+        13: ("king", "kings"),
+        14: ("ace", "aces"),
+        15: ("black joker", "black jokers"),
+        16: ("red joker", "red jokers"),
+    }
+)
+_COUNT_WORDS: Final = MappingProxyType(
+    {4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+)
+_SEQUENCE_LENGTHS: Final = MappingProxyType(
+    {
+        guandan_pb2.GuandanReading.SHAPE_STRAIGHT: 5,
+        guandan_pb2.GuandanReading.SHAPE_STRAIGHT_FLUSH: 5,
+        guandan_pb2.GuandanReading.SHAPE_TUBE: 3,
+        guandan_pb2.GuandanReading.SHAPE_PLATE: 2,
+    }
+)
+"""G-R8: the number of ranks each sequence spans."""
+_NO_LEVEL: Final = 0
+"""The level of a text written without the view: no rank is lifted and no card is wild."""
+
+
+def _wild(card: cards_pb2.Card, level: int) -> bool:
+    return level != _NO_LEVEL and is_wild(card, level)
+
+
+def card_text(card: cards_pb2.Card, level: int = _NO_LEVEL) -> str:
+    """``"QS"``, ``"RJ"``, or a wild card marked: ``"7H*"`` at level 7."""
+    return format_card(card) + (WILD_MARK if _wild(card, level) else "")
+
+
+def format_play_cards(cards: Iterable[cards_pb2.Card], level: int = _NO_LEVEL) -> str:
+    """Cards from weakest to strongest at ``level`` (G-R3), the wild cards marked (G-R5).
+
+    Without a level (0) they run from 2 to A, jokers last.
+    """
+    ordered = sorted(cards, key=lambda card: card_strength(card, level))
+    return " ".join(card_text(card, level) for card in ordered)
+
+
+def _window(top: int, length: int) -> tuple[int, ...]:
+    """G-R7: the ranks of the run ending at its natural top card, the ace low below 2."""
+    return tuple(14 if rank == 1 else rank for rank in range(top - length + 1, top + 1))
+
+
+def _play_order(
+    cards: Sequence[cards_pb2.Card], reading: guandan_pb2.GuandanReading, level: int
+) -> list[cards_pb2.Card]:
+    """A sequence along its run, wilds last; else G-R3 order, a full house's triple first."""
+    length = _SEQUENCE_LENGTHS.get(reading.shape)
+    if length is not None:
+        ranks = _window(reading.rank, length)
+
+        def along_run(card: cards_pb2.Card) -> tuple[int, int, int]:
+            wild = _wild(card, level)
+            spot = len(ranks) if wild or card.rank not in ranks else ranks.index(card.rank)
+            return int(wild), spot, card.suit
+
+        return sorted(cards, key=along_run)
+    ordered = sorted(cards, key=lambda card: card_strength(card, level))
+    if reading.shape == guandan_pb2.GuandanReading.SHAPE_FULL_HOUSE:
+        ordered.sort(key=lambda card: not _wild(card, level) and card.rank != reading.rank)
+    return ordered
+
+
+def _one(rank: int) -> str:
+    return _RANK_WORDS.get(rank, (str(rank), str(rank)))[0]
+
+
+def _many(rank: int) -> str:
+    return _RANK_WORDS.get(rank, (str(rank), str(rank)))[1]
+
+
+def name_play(
+    cards: Sequence[cards_pb2.Card], reading: guandan_pb2.GuandanReading, level: int = _NO_LEVEL
+) -> str:
+    """The combination in words: ``"pair of kings"``, ``"straight, five to nine"``.
+
+    A reading this client does not know is written as the service writes it.
+    """
+    shape, rank = reading.shape, int(reading.rank)
+    reading_type = guandan_pb2.GuandanReading
+    if shape == reading_type.SHAPE_SINGLE:
+        return f"single {_one(rank)}"
+    if shape == reading_type.SHAPE_PAIR:
+        return f"pair of {_many(rank)}"
+    if shape == reading_type.SHAPE_TRIPLE:
+        return f"triple of {_many(rank)}"
+    if shape == reading_type.SHAPE_BOMB:
+        return f"bomb of {_COUNT_WORDS.get(reading.size, str(reading.size))} {_many(rank)}"
+    if shape == reading_type.SHAPE_JOKER_BOMB:
+        return "joker bomb"
+    if shape == reading_type.SHAPE_FULL_HOUSE:
+        others = Counter(c.rank for c in cards if not _wild(c, level) and c.rank != rank)
+        pair = min(others, key=lambda r: (-others[r], r)) if others else None
+        return f"full house, {_many(rank)} over {_many(pair) if pair else 'two wilds'}"
+    length = _SEQUENCE_LENGTHS.get(shape)
+    if length is None:
+        return format_reading(reading)
+    ranks = _window(rank, length)
+    low, top = ranks[0], ranks[-1]
+    if shape == reading_type.SHAPE_STRAIGHT:
+        return f"straight, {_one(low)} to {_one(top)}"
+    if shape == reading_type.SHAPE_STRAIGHT_FLUSH:
+        suits = Counter(c.suit for c in cards if not _wild(c, level))
+        suit = suit_name(suits.most_common(1)[0][0]) if suits else "?"
+        return f"straight flush of {suit}, {_one(low)} to {_one(top)}"
+    if shape == reading_type.SHAPE_TUBE:
+        return f"tube, {_many(low)} to {_many(top)}"
+    return f"plate, {_many(low)} and {_many(top)}"
+
+
 def _team_text(view: game_pb2.GameView, team: int) -> str:
     seats = [seat for seat in range(len(view.seats)) if seat % _TEAMS == team]
     return " & ".join(seat_name(view, seat) for seat in seats)
@@ -120,7 +258,8 @@ def _table_lines(view: game_pb2.GameView) -> list[str]:
     lines = [f"Cards left: {counts}"]
     if guandan.HasField("top"):
         top = guandan.top
-        line = f"To beat: {seat_name(view, top.seat)} {describe_play(top.cards, top.reading)}"
+        play = describe_play(top.cards, top.reading, guandan.level)
+        line = f"To beat: {seat_name(view, top.seat)} {play}"
         if guandan.passed:
             line += f"   (passed: {seat_names(view, guandan.passed)})"
         lines.append(line)
@@ -142,11 +281,12 @@ def _places_text(view: game_pb2.GameView, order: Sequence[int]) -> str:
 def describe_round(
     view: game_pb2.GameView, entries: Iterable[guandan_pb2.GuandanRoundEntry]
 ) -> str:
-    """``"seat 3 pair:5:2 5C 5D, you pass"``: each play or pass of a round, oldest first."""
-    return ", ".join(
+    """``"seat 3 pair of fives: 5C 5D; you pass"``: each play or pass of a round, oldest first."""
+    level = view.guandan.level
+    return "; ".join(
         f"{seat_name(view, entry.seat)} "
         + (
-            describe_play(entry.play.cards, entry.play.reading)
+            describe_play(entry.play.cards, entry.play.reading, level)
             if entry.HasField("play")
             else "pass"
         )
@@ -206,13 +346,23 @@ def render_guandan(view: game_pb2.GameView) -> list[str]:
     return lines + _table_lines(view) + _tribute_lines(view)
 
 
-def describe_play(cards: Sequence[cards_pb2.Card], reading: guandan_pb2.GuandanReading) -> str:
-    """``"full_house:8:5 8C 8D 8S 5H 5H"``: the reading, then the cards as sent."""
-    return f"{format_reading(reading)} {format_cards(cards)}"
+def describe_play(
+    cards: Sequence[cards_pb2.Card], reading: guandan_pb2.GuandanReading, level: int = _NO_LEVEL
+) -> str:
+    """``"full house, eights over two wilds: 8C 8D 8S 5H* 5H*"``: the words, then the cards.
+
+    The same text as the service's notation (``describe_play``) at a known ``level``.
+    """
+    ordered = _play_order(cards, reading, level)
+    text = " ".join(card_text(card, level) for card in ordered)
+    return f"{name_play(cards, reading, level)}: {text}"
 
 
 def describe_guandan(action: game_pb2.Action) -> str:
-    """``"play full_house:8:5 8C 8D 8S 5H 5H"``, ``"pass"`` or ``"return 4C"``."""
+    """``"play full house, eights over fives: 8C 8D 8S 5H 5H"``, ``"pass"`` or ``"return 4C"``.
+
+    An action carries no level, so its cards run from 2 to A without wild marks.
+    """
     move = action.guandan
     kind = move.WhichOneof("action")
     if kind == "play":
@@ -301,7 +451,7 @@ def _levels_text(levels: Sequence[int]) -> str:
 
 
 def describe_guandan_event(view: game_pb2.GameView, event: game_pb2.GameEvent) -> str:
-    """One Guandan event as a short sentence, e.g. ``"seat 1 plays pair:9:2 9C 9S"``.
+    """One Guandan event as a short sentence, e.g. ``"seat 1 plays pair of nines: 9C 9S"``.
 
     An event kind this client does not know yet is named by its field in ``GuandanEvent``.
     """
@@ -315,7 +465,8 @@ def describe_guandan_event(view: game_pb2.GameView, event: game_pb2.GameEvent) -
 
     if kind == "cards_played":
         played = guandan.cards_played
-        return f"{does(played.seat, 'plays', 'play')} {describe_play(played.cards, played.reading)}"
+        play = describe_play(played.cards, played.reading, view.guandan.level)
+        return f"{does(played.seat, 'plays', 'play')} {play}"
     if kind == "turn_passed":
         return does(guandan.turn_passed.seat, "passes", "pass")
     if kind == "trick_won":
