@@ -15,16 +15,18 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Final, TypeVar
 
 import grpc
-from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc, guandan_pb2
+from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc, guandan_pb2, rulebook_pb2
 from google.rpc import status_pb2
 
 from engine_service.api import messages
 from engine_service.api.errors import abort, status_for, unexpected_status
+from engine_service.api.rulebook import encode_description
 from engine_service.app.engine import Engine
 from engine_service.app.explain import explain_play
 from engine_service.app.watch import watch
 from engine_service.codec.guandan_explain import decode_asked_cards, encode_explained
 from engine_service.core.errors import EngineError
+from engine_service.rulebook import describe
 from engine_service.store.protocol import EventFeed
 
 TOKEN_HEADER: Final = "x-seat-token"
@@ -119,6 +121,14 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         """Every hosted game with its options."""
         types = [messages.encode_game_type(spec) for spec in self._engine.game_types]
         return engine_service_pb2.ListGameTypesResponse(game_types=types)
+
+    @rpc
+    async def DescribeGame(
+        self, request: rulebook_pb2.DescribeGameRequest, context: Context
+    ) -> rulebook_pb2.DescribeGameResponse:
+        """A game's rules and options as text, in the language asked for (else English)."""
+        spec = self._engine.spec(request.game_type)
+        return encode_description(describe(spec.name, spec.options, request.language))
 
     @rpc
     async def CreateGame(
