@@ -29,8 +29,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from itertools import groupby
 from types import MappingProxyType
 from typing import Final
@@ -521,14 +520,7 @@ def describe_guandan_event(view: game_pb2.GameView, event: game_pb2.GameEvent) -
     return f"guandan event {kind or '(empty)'}"
 
 
-@dataclass(frozen=True, slots=True)
-class GuandanText(GameText):
-    """Guandan's :class:`GameText` with its event formatter, which the terminal looks up."""
-
-    describe_event: Callable[[game_pb2.GameView, game_pb2.GameEvent], str]
-
-
-GUANDAN_TEXT: Final = GuandanText(
+GUANDAN_TEXT: Final = GameText(
     render=render_guandan,
     describe=describe_guandan,
     parse=parse_guandan,
