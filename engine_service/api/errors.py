@@ -1,7 +1,9 @@
 """The one place where domain errors become gRPC statuses with google.rpc details.
 
 Every status carries an ``ErrorInfo`` (domain ``cardengine``, a stable reason, metadata);
-rule breaks add a ``PreconditionFailure`` naming the rule, bad fields a ``BadRequest``.
+rule breaks add a ``PreconditionFailure`` naming the rule, bad fields a ``BadRequest``, and
+every status a ``LocalizedMessage`` explaining it in the caller's language
+(:mod:`engine_service.i18n`).
 Anything unexpected becomes INTERNAL and is logged; nothing a client sends can cause it.
 """
 
@@ -29,6 +31,7 @@ from engine_service.core.errors import (
     VersionExpired,
     WatcherTooSlow,
 )
+from engine_service.i18n import ENGLISH, explain
 
 DOMAIN: Final = "cardengine"
 log = logging.getLogger(__name__)
@@ -55,10 +58,20 @@ def _packed(*messages: object) -> list[any_pb2.Any]:
     return packed
 
 
-def status_for(error: EngineError) -> status_pb2.Status:
-    """The google.rpc.Status reporting a domain error."""
+def _localized(
+    reason: str, particulars: Mapping[str, str], language: str
+) -> error_details_pb2.LocalizedMessage:
+    """The ``LocalizedMessage`` explaining ``reason`` in ``language`` (a supported one)."""
+    return error_details_pb2.LocalizedMessage(
+        locale=language, message=explain(reason, particulars, language)
+    )
+
+
+def status_for(error: EngineError, language: str = ENGLISH) -> status_pb2.Status:
+    """The google.rpc.Status reporting a domain error, explained in ``language``."""
     metadata: dict[str, str] = {}
     details: list[object] = []
+    particulars: dict[str, str] = {}
     if isinstance(error, IllegalAction):
         violation = error.violation
         metadata = {"ruleId": violation.rule_id, **violation.metadata}
@@ -72,6 +85,7 @@ def status_for(error: EngineError) -> status_pb2.Status:
             )
         )
     elif isinstance(error, MalformedRequest):
+        particulars = {"field": error.field_path}
         details.append(
             error_details_pb2.BadRequest(
                 field_violations=[
@@ -84,14 +98,15 @@ def status_for(error: EngineError) -> status_pb2.Status:
     elif isinstance(error, VersionConflict):
         metadata = {"expectedVersion": str(error.expected), "currentVersion": str(error.current)}
     info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=metadata)
+    localized = _localized(error.reason, {**metadata, **particulars}, language)
     return status_pb2.Status(
         code=_CODES.get(type(error), code_pb2.INTERNAL),
         message=str(error),
-        details=_packed(info, *details),
+        details=_packed(info, *details, localized),
     )
 
 
-def unexpected_status(error: Exception, method: str) -> status_pb2.Status:
+def unexpected_status(error: Exception, method: str, language: str = ENGLISH) -> status_pb2.Status:
     """UNAVAILABLE when Redis cannot be reached, INTERNAL (logged) for anything else."""
     if isinstance(error, redis.ConnectionError | redis.TimeoutError):
         log.warning("storage unavailable", extra={"rpc": method, "error": str(error)})
@@ -100,7 +115,8 @@ def unexpected_status(error: Exception, method: str) -> status_pb2.Status:
         log.exception("unexpected error", extra={"rpc": method})
         reason, code, message = "INTERNAL", code_pb2.INTERNAL, "internal error"
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN)
-    return status_pb2.Status(code=code, message=message, details=_packed(info))
+    localized = _localized(reason, {}, language)
+    return status_pb2.Status(code=code, message=message, details=_packed(info, localized))
 
 
 async def abort(context: grpc.aio.ServicerContext[Any, Any], status: status_pb2.Status) -> None:

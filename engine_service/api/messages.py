@@ -19,6 +19,7 @@ from engine_service.codec.registry import CODECS
 from engine_service.core.errors import MalformedRequest
 from engine_service.core.protocol import GameSpec, OptionSpec, Outcome
 from engine_service.core.record import PlayerKind
+from engine_service.i18n import ENGLISH, outcome_summary
 
 GAME_ID: Final = re.compile(r"[0-9a-f]{32}")
 REQUEST_ID: Final = re.compile(r"[\x21-\x7e]{1,64}")
@@ -93,13 +94,16 @@ def encode_game_type(spec: GameSpec[Any, Any, Any, Any]) -> engine_service_pb2.G
     )
 
 
-def encode_outcome(outcome: Outcome) -> game_pb2.Outcome:
-    """A finished game's result."""
-    return game_pb2.Outcome(winners=outcome.winners, scores=outcome.scores, summary=outcome.summary)
+def encode_outcome(
+    outcome: Outcome, language: str = ENGLISH, game_type: str | None = None
+) -> game_pb2.Outcome:
+    """A finished game's result, its summary in ``language`` (English: the rules' own)."""
+    summary = outcome_summary(outcome, language, game_type)
+    return game_pb2.Outcome(winners=outcome.winners, scores=outcome.scores, summary=summary)
 
 
-def encode_view(seat_view: SeatView) -> game_pb2.GameView:
-    """The reply form of a seat's view, legal actions included."""
+def encode_view(seat_view: SeatView, language: str = ENGLISH) -> game_pb2.GameView:
+    """The reply form of a seat's view, legal actions included, texts in ``language``."""
     codec = CODECS[seat_view.game_type]
     over = seat_view.outcome is not None
     message = game_pb2.GameView(
@@ -113,13 +117,15 @@ def encode_view(seat_view: SeatView) -> game_pb2.GameView:
     if seat_view.viewer is not None:
         message.viewer_seat = seat_view.viewer
     if seat_view.outcome is not None:
-        message.outcome.CopyFrom(encode_outcome(seat_view.outcome))
+        message.outcome.CopyFrom(encode_outcome(seat_view.outcome, language, seat_view.game_type))
     codec.encode_legal(seat_view.legal, message)
     codec.encode_view(seat_view.view, seat_view.config, message)
     return message
 
 
-def encode_created(created: CreatedGame) -> engine_service_pb2.CreateGameResponse:
+def encode_created(
+    created: CreatedGame, language: str = ENGLISH
+) -> engine_service_pb2.CreateGameResponse:
     """The CreateGame reply: id, the only copy of each token, and the spectator's view."""
     return engine_service_pb2.CreateGameResponse(
         game_id=created.game_id,
@@ -127,7 +133,7 @@ def encode_created(created: CreatedGame) -> engine_service_pb2.CreateGameRespons
             engine_service_pb2.SeatToken(seat=seat, token=token)
             for seat, token in sorted(created.tokens.items())
         ],
-        view=encode_view(created.view),
+        view=encode_view(created.view, language),
     )
 
 
@@ -185,7 +191,7 @@ def page_start(
     return index
 
 
-def encode_update(update: Update) -> engine_service_pb2.WatchGameResponse:
+def encode_update(update: Update, language: str = ENGLISH) -> engine_service_pb2.WatchGameResponse:
     """One version of a watched game."""
     message = engine_service_pb2.GameUpdate(version=update.version, events=update.events)
     if update.seat is not None:
@@ -193,19 +199,21 @@ def encode_update(update: Update) -> engine_service_pb2.WatchGameResponse:
     if update.applied_at_ms:
         message.applied_at.FromMilliseconds(update.applied_at_ms)
     if update.view is not None:
-        message.view.CopyFrom(encode_view(update.view))
+        message.view.CopyFrom(encode_view(update.view, language))
     return engine_service_pb2.WatchGameResponse(update=message)
 
 
-def encode_watch_item(item: WatchItem) -> engine_service_pb2.WatchGameResponse:
-    """A message of the WatchGame stream."""
+def encode_watch_item(
+    item: WatchItem, language: str = ENGLISH
+) -> engine_service_pb2.WatchGameResponse:
+    """A message of the WatchGame stream, texts in ``language``."""
     if isinstance(item, Update):
-        return encode_update(item)
+        return encode_update(item, language)
     if isinstance(item, Idle):
         heartbeat = engine_service_pb2.Heartbeat(version=item.version)
         return engine_service_pb2.WatchGameResponse(heartbeat=heartbeat)
     return engine_service_pb2.WatchGameResponse(
         ended=engine_service_pb2.GameEnded(
-            version=item.version, outcome=encode_outcome(item.outcome)
+            version=item.version, outcome=encode_outcome(item.outcome, language)
         )
     )

@@ -26,10 +26,12 @@ from engine_service.app.explain import explain_play
 from engine_service.app.watch import watch
 from engine_service.codec.guandan_explain import decode_asked_cards, encode_explained
 from engine_service.core.errors import EngineError
+from engine_service.i18n import negotiate
 from engine_service.rulebook import describe
 from engine_service.store.protocol import EventFeed
 
 TOKEN_HEADER: Final = "x-seat-token"
+LANGUAGE_HEADER: Final = "accept-language"
 log = logging.getLogger("engine_service.rpc")
 
 RequestT = TypeVar("RequestT")
@@ -51,11 +53,11 @@ def _log_call(name: str, request: Any, outcome: str, started: float) -> None:
     )
 
 
-def _status_of(error: Exception, name: str) -> tuple[str, status_pb2.Status]:
-    """The logged outcome and the status that reports ``error``."""
+def _status_of(error: Exception, name: str, language: str) -> tuple[str, status_pb2.Status]:
+    """The logged outcome and the status that reports ``error`` (explained in ``language``)."""
     if isinstance(error, EngineError):
-        return error.reason, status_for(error)
-    return "UNEXPECTED", unexpected_status(error, name)
+        return error.reason, status_for(error, language)
+    return "UNEXPECTED", unexpected_status(error, name, language)
 
 
 def rpc(handler: UnaryHandler[RequestT, ReplyT]) -> UnaryHandler[RequestT, ReplyT]:
@@ -68,7 +70,7 @@ def rpc(handler: UnaryHandler[RequestT, ReplyT]) -> UnaryHandler[RequestT, Reply
         try:
             return await handler(self, request, context)
         except Exception as error:  # the boundary: nothing may escape raw
-            outcome, status = _status_of(error, handler.__name__)
+            outcome, status = _status_of(error, handler.__name__, language_of(context))
             await abort(context, status)
         finally:
             _log_call(handler.__name__, request, outcome, started)
@@ -90,7 +92,7 @@ def stream_rpc(handler: StreamHandler[RequestT, ReplyT]) -> StreamHandler[Reques
             async for reply in handler(self, request, context):
                 yield reply
         except Exception as error:  # the boundary: nothing may escape raw
-            outcome, status = _status_of(error, handler.__name__)
+            outcome, status = _status_of(error, handler.__name__, language_of(context))
             await abort(context, status)
         finally:
             _log_call(handler.__name__, request, outcome, started)
@@ -104,6 +106,16 @@ def token_of(context: Context) -> str | None:
         if key == TOKEN_HEADER:
             return value if isinstance(value, str) else value.decode()
     return None
+
+
+def language_of(context: Context) -> str:
+    """The supported language the caller's ``accept-language`` metadata prefers (else English)."""
+    values = [
+        value if isinstance(value, str) else value.decode(errors="replace")
+        for key, value in context.invocation_metadata() or ()
+        if key == LANGUAGE_HEADER
+    ]
+    return negotiate(", ".join(values))
 
 
 class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
@@ -140,7 +152,7 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         seed = request.seed if request.HasField("seed") else None
         seats = messages.seats_of(request)
         created = await self._engine.create_game(spec.name, config, seats, seed)
-        return messages.encode_created(created)
+        return messages.encode_created(created, language_of(context))
 
     @rpc
     async def GetGameView(
@@ -150,7 +162,8 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         seat = request.seat if request.HasField("seat") else None
         game_id = messages.game_id_of(request.game_id)
         seat_view = await self._engine.view(game_id, seat, token_of(context))
-        return engine_service_pb2.GetGameViewResponse(view=messages.encode_view(seat_view))
+        view = messages.encode_view(seat_view, language_of(context))
+        return engine_service_pb2.GetGameViewResponse(view=view)
 
     @rpc
     async def ExplainPlay(
@@ -174,7 +187,8 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         seat_view = await self._engine.submit(
             game_id, request.seat, token_of(context), expected, request_id, game, action
         )
-        return engine_service_pb2.SubmitActionResponse(view=messages.encode_view(seat_view))
+        view = messages.encode_view(seat_view, language_of(context))
+        return engine_service_pb2.SubmitActionResponse(view=view)
 
     @rpc
     async def GetActionLog(
@@ -209,5 +223,6 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
             events_only=request.events_only,
             idle_seconds=self._idle,
         )
+        language = language_of(context)
         async for item in items:
-            yield messages.encode_watch_item(item)
+            yield messages.encode_watch_item(item, language)

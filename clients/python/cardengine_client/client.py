@@ -36,6 +36,9 @@ from cardengine_client.errors import (
 SEAT_TOKEN_KEY: Final = "x-seat-token"
 """The gRPC metadata key that carries a seat's secret token."""
 
+LANGUAGE_KEY: Final = "accept-language"
+"""The gRPC metadata key naming the languages wanted for texts (error explanations, summaries)."""
+
 PLAYER_TYPES: Final = MappingProxyType(
     {
         "human": game_pb2.PLAYER_TYPE_HUMAN,
@@ -87,6 +90,9 @@ class EngineClient:
         retries: how many times a call that failed with UNAVAILABLE is tried again (0: never).
         backoff: seconds before the first retry; each later retry waits twice as long.
         timeout: deadline of each attempt, in seconds (``None``: no deadline).
+        language: an ``accept-language`` value sent with every call (``"fr"``,
+            ``"fr-CH, fr;q=0.9, de;q=0.5"``): errors then carry ``localized_message`` and
+            finished games' summaries come in that language (en, es, fr, de, nl; else English).
 
     Raises (from every call):
         EngineError: a subclass per status family, see :mod:`cardengine_client.errors`.
@@ -100,6 +106,7 @@ class EngineClient:
         retries: int = 3,
         backoff: float = 0.05,
         timeout: float | None = 30.0,
+        language: str | None = None,
     ) -> None:
         if retries < 0:
             raise ValueError(f"retries must be at least 0, got {retries}")
@@ -109,6 +116,7 @@ class EngineClient:
         self._retries = retries
         self._backoff = backoff
         self._timeout = timeout
+        self._language = language
 
     def close(self) -> None:
         """Close the channel if this client opened it."""
@@ -325,7 +333,12 @@ class EngineClient:
         self, request: engine_service_pb2.WatchGameRequest, token: str | None
     ) -> grpc.CallIterator[engine_service_pb2.WatchGameResponse]:
         """Start one WatchGame call (no deadline: a game lasts as long as its players)."""
-        return self._stub.WatchGame(request, metadata=_token_metadata(token))
+        return self._stub.WatchGame(request, metadata=self._metadata(token))
+
+    def _metadata(self, token: str | None) -> tuple[tuple[str, str], ...]:
+        """The seat token and the language, as far as each is set."""
+        language = ((LANGUAGE_KEY, self._language),) if self._language else ()
+        return _token_metadata(token) + language
 
     def _pause(self, attempt: int) -> None:
         """Wait before retry number ``attempt`` (from 0): the backoff, doubled each time."""
@@ -338,7 +351,7 @@ class EngineClient:
         token: str | None = None,
     ) -> _Response:
         """Run one unary call, retrying UNAVAILABLE with exponential backoff."""
-        metadata = _token_metadata(token)
+        metadata = self._metadata(token)
         attempt = 0
         while True:
             try:

@@ -3,7 +3,9 @@
 The service sends every error as a ``google.rpc.Status`` whose details hold an ``ErrorInfo``
 (a stable ``reason`` such as ``MUST_FOLLOW_SUIT`` and ``metadata`` such as ``{"ruleId":
 "H-R4"}``), plus a ``PreconditionFailure`` for rule breaks or a ``BadRequest`` for malformed
-fields. Callers should branch on the exception class and ``reason``, never on the message text.
+fields, and a ``LocalizedMessage`` explaining the error in the language the call asked for
+(``EngineClient(..., language="fr")``; English otherwise). Callers should branch on the
+exception class and ``reason``, never on the message texts.
 
 The conversion is split in two: :func:`from_status` is a pure function of a status code and
 a status proto (easy to test), and :func:`from_rpc_error` only extracts those two from a
@@ -60,6 +62,9 @@ class EngineError(Exception):
         metadata: ``ErrorInfo.metadata``, e.g. ``{"ruleId": "H-R4", "seat": "2"}``.
         violations: the ``PreconditionFailure`` entries.
         field_violations: the ``BadRequest`` entries.
+        localized_message: the ``LocalizedMessage`` text, for showing to people (empty when
+            the status carried none).
+        locale: the ``LocalizedMessage`` locale, e.g. ``"fr"``.
     """
 
     def __init__(
@@ -72,6 +77,8 @@ class EngineError(Exception):
         metadata: Mapping[str, str] | None = None,
         violations: Iterable[Violation] = (),
         field_violations: Iterable[FieldViolation] = (),
+        localized_message: str = "",
+        locale: str = "",
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -81,6 +88,8 @@ class EngineError(Exception):
         self.metadata: dict[str, str] = dict(metadata or {})
         self.violations = list(violations)
         self.field_violations = list(field_violations)
+        self.localized_message = localized_message
+        self.locale = locale
 
     @property
     def rule_id(self) -> str | None:
@@ -205,6 +214,7 @@ def from_status(
     info = error_details_pb2.ErrorInfo()
     violations: list[Violation] = []
     field_violations: list[FieldViolation] = []
+    localized = error_details_pb2.LocalizedMessage()
     for detail in status.details:
         if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
             detail.Unpack(info)
@@ -220,6 +230,8 @@ def from_status(
             field_violations.extend(
                 FieldViolation(v.field, v.description) for v in bad_request.field_violations
             )
+        elif detail.Is(error_details_pb2.LocalizedMessage.DESCRIPTOR):
+            detail.Unpack(localized)
     reason_class = error_class(code, info.reason if info.domain == ERROR_DOMAIN else "")
     return reason_class(
         code,
@@ -229,6 +241,8 @@ def from_status(
         metadata=dict(info.metadata),
         violations=violations,
         field_violations=field_violations,
+        localized_message=localized.message,
+        locale=localized.locale,
     )
 
 
