@@ -55,10 +55,10 @@ class GuandanConfig:
         TributeCopy.LOWEST_SUIT, "G-R34", "Which suit is given among tribute cards of one rank."
     )
     return_excludes_level_rank: bool = option(
-        False, "G-R35", "Whether level-rank cards of rank 10 or lower may not be returned."
+        False, "G-R35a", "Whether level-rank cards of rank 10 or lower may not be returned."
     )
     return_may_be_tribute_card: bool = option(
-        False, "G-R35", "Whether the card just received as tribute may be returned."
+        False, "G-R35b", "Whether the card just received as tribute may be returned."
     )
     announce_anti_tribute: bool = option(
         True, "G-R33", "Whether the holders of the red jokers are shown on anti-tribute."
