@@ -94,9 +94,7 @@ def encode_game_type(spec: GameSpec[Any, Any, Any, Any]) -> engine_service_pb2.G
     )
 
 
-def encode_outcome(
-    outcome: Outcome, language: str = ENGLISH, game_type: str | None = None
-) -> game_pb2.Outcome:
+def encode_outcome(outcome: Outcome, game_type: str, language: str = ENGLISH) -> game_pb2.Outcome:
     """A finished game's result, its summary in ``language`` (English: the rules' own)."""
     summary = outcome_summary(outcome, language, game_type)
     return game_pb2.Outcome(winners=outcome.winners, scores=outcome.scores, summary=summary)
@@ -117,7 +115,7 @@ def encode_view(seat_view: SeatView, language: str = ENGLISH) -> game_pb2.GameVi
     if seat_view.viewer is not None:
         message.viewer_seat = seat_view.viewer
     if seat_view.outcome is not None:
-        message.outcome.CopyFrom(encode_outcome(seat_view.outcome, language, seat_view.game_type))
+        message.outcome.CopyFrom(encode_outcome(seat_view.outcome, seat_view.game_type, language))
     codec.encode_legal(seat_view.legal, message)
     codec.encode_view(seat_view.view, seat_view.config, message)
     return message
@@ -214,6 +212,7 @@ def encode_watch_item(
         return engine_service_pb2.WatchGameResponse(heartbeat=heartbeat)
     return engine_service_pb2.WatchGameResponse(
         ended=engine_service_pb2.GameEnded(
-            version=item.version, outcome=encode_outcome(item.outcome, language)
+            version=item.version,
+            outcome=encode_outcome(item.outcome, item.game_type, language),
         )
     )

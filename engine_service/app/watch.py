@@ -50,8 +50,9 @@ class Idle:
 
 @dataclass(frozen=True, slots=True)
 class Ended:
-    """The game is over at ``version``; nothing follows."""
+    """The game (of ``game_type``) is over at ``version``; nothing follows."""
 
+    game_type: str
     version: int
     outcome: Outcome
 
@@ -91,7 +92,9 @@ class _Position:
     def ended(self) -> Ended | None:
         """The end of the stream, once the game is over."""
         outcome = self.rules.outcome(self.record.state)
-        return None if outcome is None else Ended(self.version, outcome)
+        if outcome is None:
+            return None
+        return Ended(self.record.game_type, self.version, outcome)
 
 
 async def watch(

@@ -121,42 +121,23 @@ _GAMES: Final = MappingProxyType(
 )
 
 
-def game_of(outcome: Outcome) -> str | None:
-    """The game an outcome comes from, when the caller does not know it (a watch's end).
-
-    Guandan's sentence is the only one that starts "Seats"; Klaberjass has two seats and
-    Hearts four.
-    """
-    if outcome.summary.startswith("Seats ") and len(outcome.winners) == 2:
-        return "guandan"
-    if len(outcome.scores) == 2 and len(outcome.winners) == 1:
-        return "klaberjass"
-    if len(outcome.scores) == 4 and outcome.winners:
-        return "hearts"
-    return None
-
-
 def compose(game_type: str, outcome: Outcome, language: str) -> str:
     """The summary built from the templates (English included), without the English shortcut."""
     lang = language if language in SUPPORTED else ENGLISH
     return _GAMES[game_type](outcome, lang)
 
 
-def outcome_summary(outcome: Outcome, language: str, game_type: str | None = None) -> str:
+def outcome_summary(outcome: Outcome, language: str, game_type: str) -> str:
     """A finished game's summary in ``language``; the rules' own sentence in English.
 
-    ``game_type`` is found from the outcome when not given; an outcome of no known game
-    keeps its English sentence.
+    An outcome of a game without templates keeps its English sentence.
 
     >>> done = Outcome((2,), (71, 102, 38, 89), "seat 2 wins with 38 points.")
     >>> outcome_summary(done, "fr", "hearts")
     'La place 2 gagne avec 38 points.'
-    >>> outcome_summary(done, "en") == done.summary
+    >>> outcome_summary(done, "en", "hearts") == done.summary
     True
     """
-    if language not in SUPPORTED or language == ENGLISH:
+    if language not in SUPPORTED or language == ENGLISH or game_type not in _GAMES:
         return outcome.summary
-    game = game_type if game_type in _GAMES else game_of(outcome)
-    if game is None:
-        return outcome.summary
-    return compose(game, outcome, language)
+    return compose(game_type, outcome, language)

@@ -24,11 +24,12 @@ from importlib import resources
 from typing import Any, Final
 
 from engine_service.core.protocol import OptionSpec
+from engine_service.i18n.languages import ENGLISH, SUPPORTED, negotiate
 
-LANGUAGES: Final = ("en", "es", "fr", "de", "nl")
-"""The languages every game's rules are written in, as BCP 47 primary language subtags."""
+LANGUAGES: Final = SUPPORTED
+"""The languages every game's rules are written in: those the service speaks."""
 
-DEFAULT_LANGUAGE: Final = "en"
+DEFAULT_LANGUAGE: Final = ENGLISH
 """The language used when the one asked for is not available."""
 
 
@@ -112,8 +113,7 @@ def language_of(tag: str) -> str:
     >>> language_of(""), language_of("pt-BR"), language_of("x-private")
     ('en', 'en', 'en')
     """
-    primary = tag.strip().replace("_", "-").split("-", 1)[0].lower()
-    return primary if primary in LANGUAGES else DEFAULT_LANGUAGE
+    return negotiate(tag.strip().replace("_", "-"))
 
 
 def games() -> tuple[str, ...]:
