@@ -173,7 +173,7 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         game_id = messages.game_id_of(request.game_id)
         cards = decode_asked_cards(request.cards)
         options = await explain_play(self._engine, game_id, request.seat, token_of(context), cards)
-        return encode_explained(options)
+        return encode_explained(options, language_of(context))
 
     @rpc
     async def SubmitAction(

@@ -16,6 +16,7 @@ from engine_service.codec.guandan import encode_reading
 from engine_service.core.errors import MalformedRequest
 from engine_service.games.guandan.cards import COPIES
 from engine_service.games.guandan.explain import ReadingOption
+from engine_service.i18n import ENGLISH, explain
 
 
 def decode_asked_cards(messages: Sequence[cards_pb2.Card]) -> tuple[int, ...]:
@@ -32,8 +33,11 @@ def decode_asked_cards(messages: Sequence[cards_pb2.Card]) -> tuple[int, ...]:
     return cards
 
 
-def encode_option(option: ReadingOption) -> guandan_pb2.GuandanReadingOption:
-    """One reading with its legality; the refusal's reason, rule and message when illegal."""
+def encode_option(option: ReadingOption, language: str) -> guandan_pb2.GuandanReadingOption:
+    """One reading with its legality; the refusal's reason, rule and message when illegal.
+
+    The message is the rules' own sentence in English, else the localized explanation.
+    """
     message = guandan_pb2.GuandanReadingOption(
         reading=encode_reading(option.reading),
         legal=option.legal,
@@ -42,10 +46,18 @@ def encode_option(option: ReadingOption) -> guandan_pb2.GuandanReadingOption:
     if option.refusal is not None:
         message.reason = option.refusal.reason
         message.rule_id = option.refusal.rule_id
-        message.message = option.refusal.message
+        refusal = option.refusal
+        message.message = (
+            refusal.message
+            if language == ENGLISH
+            else explain(refusal.reason, refusal.metadata, language, refusal.rule_id)
+        )
     return message
 
 
-def encode_explained(options: Sequence[ReadingOption]) -> guandan_pb2.ExplainPlayResponse:
-    """The ExplainPlay response of ``options``, in their order."""
-    return guandan_pb2.ExplainPlayResponse(readings=[encode_option(o) for o in options])
+def encode_explained(
+    options: Sequence[ReadingOption], language: str = ENGLISH
+) -> guandan_pb2.ExplainPlayResponse:
+    """The ExplainPlay response of ``options``, in their order, refusals in ``language``."""
+    readings = [encode_option(option, language) for option in options]
+    return guandan_pb2.ExplainPlayResponse(readings=readings)

@@ -163,3 +163,17 @@ def test_token_errors_are_those_of_get_game_view(stub, table):
     assert (unknown.code, unknown.reason) == (grpc.StatusCode.NOT_FOUND, "GAME_NOT_FOUND")
     bad_seat = failure_of(lambda: explain(stub, game_id, 7, tokens[leader], cards))
     assert bad_seat.code is grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_refusals_are_explained_in_the_callers_language(stub, table):
+    """G-R2: the same refusal in English (the rules' sentence) and French (accept-language)."""
+    game_id, tokens, leader, _ = table
+    other = (leader + 1) % 4
+    card = encode_kind(hand_of_view(view(stub, game_id, other, tokens[other]))[0])
+    request = guandan_pb2.ExplainPlayRequest(game_id=game_id, seat=other, cards=[card])
+    metadata = (*token_md(tokens[other]), ("accept-language", "fr-CH, de;q=0.5"))
+    (french,) = stub.ExplainPlay(request, metadata=metadata).readings
+    (english,) = explain(stub, game_id, other, tokens[other], [card])
+    assert (french.reason, french.rule_id) == (english.reason, english.rule_id)
+    assert french.message != english.message and "G-R2" in french.message
+    assert french.message.startswith("Ce n'est pas")
