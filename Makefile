@@ -44,7 +44,10 @@ $(VENV_STAMP): pyproject.toml clients/python/pyproject.toml | system-deps
 
 $(GEN_STAMP): $(PROTO_SRC) $(VENV_STAMP)
 	rm -rf $(GEN_ROOT)/cardengine
+	mkdir -p $(GEN_ROOT)/cardengine
 	$(PY) -m grpc_tools.protoc -I protos \
+	  --include_imports --include_source_info \
+	  --descriptor_set_out=$(GEN_ROOT)/cardengine/descriptors.binpb \
 	  --plugin=protoc-gen-mypy=$(VENV)/bin/protoc-gen-mypy \
 	  --plugin=protoc-gen-mypy_grpc=$(VENV)/bin/protoc-gen-mypy_grpc \
 	  --python_out=$(GEN_ROOT) --grpc_python_out=$(GEN_ROOT) \

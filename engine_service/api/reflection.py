@@ -1,35 +1,131 @@
-"""Server reflection under both names tools ask for: ``grpc.reflection.v1`` and ``v1alpha``.
+"""Server reflection, as ``grpc.reflection.v1`` and ``grpc.reflection.v1alpha``, with comments.
 
-``grpcio-reflection`` implements only ``v1alpha``. The ``v1`` service is the same protocol
-renamed (identical messages and field numbers), so its method is served by the same
-servicer with the ``v1alpha`` message classes: the bytes on the wire are the same. Tools that
-speak only ``v1`` (recent ``grpcurl``, Postman) then find every service and message,
-including enums such as ``cardengine.v1.ErrorReason`` that no RPC mentions.
+``grpcio-reflection`` serves only ``v1alpha`` and rebuilds each file from the descriptor pool,
+which drops the comments. This servicer answers both names (the two protocols are the same
+messages under two package names, so one set of message classes serves both on the wire) and
+sends each of our files as ``make protos`` compiled it, source info included, so tools that
+show comments (``grpcurl describe``, Postman) show the proto's documentation. Files without
+a compiled copy (the health service's, say) are rebuilt from the pool as before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Final
+import contextlib
+from collections.abc import AsyncIterator, Mapping, Sequence
+from importlib import resources
+from typing import Any, Final
 
 import grpc
 from cardengine.v1 import errors_pb2  # noqa: F401  (puts errors.proto in the default pool)
-from grpc_reflection.v1alpha import reflection, reflection_pb2
-from grpc_reflection.v1alpha._async import ReflectionServicer
+from google.protobuf import descriptor, descriptor_pb2, descriptor_pool
+from grpc_reflection.v1alpha import reflection_pb2 as messages
 
-V1_SERVICE: Final = "grpc.reflection.v1.ServerReflection"
+SERVICE_NAMES: Final = (
+    "grpc.reflection.v1.ServerReflection",
+    "grpc.reflection.v1alpha.ServerReflection",
+)
+DESCRIPTOR_SET: Final = "descriptors.binpb"
+"""The file ``make protos`` writes beside the generated ``cardengine`` stubs."""
+
+
+def compiled_files() -> dict[str, bytes]:
+    """Our files as compiled with their comments, by file name (empty if not built)."""
+    with contextlib.suppress(FileNotFoundError, ModuleNotFoundError):
+        data = resources.files("cardengine").joinpath(DESCRIPTOR_SET).read_bytes()
+        files = descriptor_pb2.FileDescriptorSet.FromString(data).file
+        return {file.name: file.SerializeToString() for file in files}
+    return {}
+
+
+class ReflectionServicer:
+    """Answers reflection requests from the default descriptor pool."""
+
+    def __init__(self, service_names: Sequence[str], files: Mapping[str, bytes]) -> None:
+        self._services = tuple(sorted(service_names))
+        self._files = files
+        self._pool = descriptor_pool.Default()
+
+    async def ServerReflectionInfo(  # noqa: N802 (the gRPC method's name)
+        self, requests: AsyncIterator[messages.ServerReflectionRequest], context: Any
+    ) -> AsyncIterator[messages.ServerReflectionResponse]:
+        """One response per request, in order, until the client closes its side."""
+        async for request in requests:
+            yield self.answer(request)
+
+    def answer(
+        self, request: messages.ServerReflectionRequest
+    ) -> messages.ServerReflectionResponse:
+        """The response to one request; an unknown name gets a NOT_FOUND error response."""
+        kind = request.WhichOneof("message_request")
+        response = messages.ServerReflectionResponse(original_request=request)
+        try:
+            if kind == "list_services":
+                listed = [messages.ServiceResponse(name=name) for name in self._services]
+                response.list_services_response.service.extend(listed)
+            elif kind == "all_extension_numbers_of_type":
+                message_type = self._pool.FindMessageTypeByName(
+                    request.all_extension_numbers_of_type
+                )
+                numbers = response.all_extension_numbers_response
+                numbers.base_type_name = message_type.full_name
+                numbers.extension_number.extend(
+                    sorted(e.number for e in self._pool.FindAllExtensions(message_type))
+                )
+            elif kind is not None:
+                found = self._file_of(request, kind)
+                response.file_descriptor_response.file_descriptor_proto.extend(
+                    self._with_deps(found)
+                )
+            else:
+                raise KeyError("empty request")
+        except KeyError as error:
+            response.ClearField("message_response")
+            response.error_response.error_code = grpc.StatusCode.NOT_FOUND.value[0]
+            response.error_response.error_message = str(error)
+        return response
+
+    def _file_of(
+        self, request: messages.ServerReflectionRequest, kind: str
+    ) -> descriptor.FileDescriptor:
+        if kind == "file_by_filename":
+            return self._pool.FindFileByName(request.file_by_filename)
+        if kind == "file_containing_symbol":
+            return self._pool.FindFileContainingSymbol(request.file_containing_symbol)
+        asked = request.file_containing_extension
+        message_type = self._pool.FindMessageTypeByName(asked.containing_type)
+        extension = self._pool.FindExtensionByNumber(message_type, asked.extension_number)
+        return self._pool.FindFileContainingSymbol(extension.full_name)
+
+    def _with_deps(self, file: descriptor.FileDescriptor) -> list[bytes]:
+        """``file`` and every file it imports, directly or not, each once."""
+        seen: dict[str, bytes] = {}
+        pending = [file]
+        while pending:
+            current = pending.pop()
+            if current.name in seen:
+                continue
+            seen[current.name] = self._files.get(current.name) or _rebuilt(current)
+            pending.extend(current.dependencies)
+        return list(seen.values())
+
+
+def _rebuilt(file: descriptor.FileDescriptor) -> bytes:
+    proto = descriptor_pb2.FileDescriptorProto()
+    file.CopyToProto(proto)
+    return proto.SerializeToString()
 
 
 def enable_reflection(service_names: Sequence[str], server: grpc.aio.Server) -> None:
-    """Serve reflection v1alpha and v1 for ``service_names`` (both reflection names added)."""
-    names = (*service_names, reflection.SERVICE_NAME, V1_SERVICE)
-    servicer = ReflectionServicer(names)
-    reflection.enable_server_reflection(names, server)
+    """Serve reflection under both names for ``service_names`` (and reflection itself)."""
+    servicer = ReflectionServicer((*service_names, *SERVICE_NAMES), compiled_files())
     handler = grpc.stream_stream_rpc_method_handler(
         servicer.ServerReflectionInfo,
-        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
-        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+        request_deserializer=messages.ServerReflectionRequest.FromString,
+        response_serializer=messages.ServerReflectionResponse.SerializeToString,
     )
     server.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler(V1_SERVICE, {"ServerReflectionInfo": handler}),)
+        tuple(
+            grpc.method_handlers_generic_handler(name, {"ServerReflectionInfo": handler})
+            for name in SERVICE_NAMES
+        )
     )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import grpc
 from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import game_pb2, hearts_pb2
+from google.protobuf import descriptor_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2
 
@@ -107,5 +109,31 @@ def test_health_and_reflection_are_served(channel):
         listed, described = list(ask(iter(requests)))
         names = {s.name for s in listed.list_services_response.service}
         assert {"cardengine.v1.EngineService", "grpc.reflection.v1.ServerReflection"} <= names
-        files = described.file_descriptor_response.file_descriptor_proto
-        assert files, f"reflection {version} cannot describe cardengine.v1.ErrorReason"
+        files = [
+            descriptor_pb2.FileDescriptorProto.FromString(data)
+            for data in described.file_descriptor_response.file_descriptor_proto
+        ]
+        (errors,) = [f for f in files if f.name == "cardengine/v1/errors.proto"]
+        comments = " ".join(
+            location.leading_comments for location in errors.source_code_info.location
+        )
+        assert "PERMISSION_DENIED" in comments, "the served file lost its comments"
+
+
+def test_reflection_finds_files_by_name_and_reports_unknown_symbols(channel):
+    ask = channel.stream_stream(
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+        request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+        response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+    )
+    requests = [
+        reflection_pb2.ServerReflectionRequest(file_by_filename="cardengine/v1/game.proto"),
+        reflection_pb2.ServerReflectionRequest(file_containing_symbol="cardengine.v1.Nothing"),
+    ]
+    by_name, unknown = list(ask(iter(requests)))
+    names = {
+        descriptor_pb2.FileDescriptorProto.FromString(data).name
+        for data in by_name.file_descriptor_response.file_descriptor_proto
+    }
+    assert {"cardengine/v1/game.proto", "cardengine/v1/hearts.proto"} <= names
+    assert unknown.error_response.error_code == grpc.StatusCode.NOT_FOUND.value[0]
