@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import random
+import re
+
 import grpc
 import pytest
 from cardengine.v1 import game_pb2, hearts_pb2
 from cardengine_client import hearts_pass, hearts_play, parse_cards
 from cardengine_client.errors import FieldViolation, IllegalAction, InvalidArgument
-from cardengine_client.terminal import describe_rejection
+from cardengine_client.terminal import describe_rejection, move_prompt
 from cardengine_client.text import (
     describe_action,
     parse_action,
@@ -16,6 +19,11 @@ from cardengine_client.text import (
     render_view,
 )
 from cardengine_client.text.hearts import describe_hearts_event, render_hand
+
+from engine_service.api.messages import encode_view
+from engine_service.app.engine import seat_view
+from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
+from engine_service.games import REGISTRY
 
 HEURISTIC = game_pb2.PLAYER_TYPE_BOT_HEURISTIC
 PASSING = hearts_pb2.HeartsView.PHASE_PASSING
@@ -166,20 +174,106 @@ def test_h_r6_the_tricks_of_the_hand_are_listed_with_winner_and_points():
     assert text.count("QS, seat 2 4S") == 1  # the last trick is not listed twice
 
 
-def test_h_r11_the_hand_just_ended_shows_its_last_trick_and_scores_until_play_starts():
-    finished = hearts_pb2.HeartsFinishedHand(
-        hand_number=0,
-        tricks=[taken(2, "AH KH QH JH", 2, 4)],
-        points_taken=[0, 0, 26, 0],
-        scores=[13, 13, 0, 13],
+def moon_hand() -> hearts_pb2.HeartsFinishedHand:
+    """A whole hand in which seat 2 takes every trick, so all 13 hearts and the queen."""
+    ranks = "23456789TJQKA"
+    tricks = [
+        taken(2, f"{rank}H {rank}C {rank}D {rank}S", 2, 1 + (13 if rank == "Q" else 0))
+        for rank in ranks
+    ]
+    return hearts_pb2.HeartsFinishedHand(
+        hand_number=0, tricks=tricks, points_taken=[0, 0, 26, 0], scores=[13, 13, 0, 13]
     )
-    view = hearts_view(PASSING, previous_hand=finished)
+
+
+def test_h_r11_the_hand_just_ended_shows_its_last_trick_and_scores_until_play_starts():
+    view = hearts_view(PASSING, previous_hand=moon_hand())
     view.hearts.hand_number = 1
     text = render_view(view)
-    assert "Hand 1 is over.\n  Its last trick: seat 2 AH, seat 3 KH, you QH, seat 1 JH" in text
-    assert "-> won by seat 2 (4 pts)" in text
+    assert "Hand 1 is over.\n  Its last trick: seat 2 AH, seat 3 AC, you AD, seat 1 AS" in text
+    assert "-> won by seat 2 (1 pts)" in text
     assert "It scored: you 13, seat 1 13, seat 2 0, seat 3 13   (seat 2 shot the moon)" in text
     assert "Hand 2, passing" in text
+
+
+def test_h_r10_h_r11_a_moon_hand_is_explained_seat_by_seat():
+    view = hearts_view(PASSING, previous_hand=moon_hand())
+    view.hearts.hand_number = 1
+    lines = render_view(view).splitlines()
+    start = lines.index("  Taken (H-R10: 1 a heart, 13 the queen of spades):")
+    assert lines[start + 1 : start + 7] == [
+        "    you: nothing = 0 pts",
+        "    seat 1: nothing = 0 pts",
+        "    seat 2: QS + 13 hearts = 26 pts",
+        "    seat 3: nothing = 0 pts",
+        "  seat 2 shot the moon (H-R11: all 13 hearts and the queen): seat 2 0 instead of 26, "
+        "every other seat 13 instead of 0",
+        "  It scored: you 13, seat 1 13, seat 2 0, seat 3 13   (seat 2 shot the moon)",
+    ]
+
+
+def test_h_r10_an_ordinary_hand_names_the_hearts_and_the_queen_each_seat_took():
+    tricks = [
+        taken(0, "2C 3C 4C 5C", 3, 0),
+        taken(3, "5S 6S QS 4S", 1, 13),
+        taken(1, "2H 3H 4H 5H", 0, 4),
+        taken(0, "6H 7C 8C 9C", 0, 1),
+    ]
+    done = hearts_pb2.HeartsFinishedHand(
+        hand_number=3, tricks=tricks, points_taken=[5, 13, 0, 0], scores=[5, 13, 0, 0]
+    )
+    view = hearts_view(PASSING, previous_hand=done)
+    view.hearts.hand_number = 4
+    text = render_view(view)
+    assert "    you: 5 hearts = 5 pts\n    seat 1: QS = 13 pts\n" in text
+    assert "    seat 2: nothing = 0 pts\n    seat 3: nothing = 0 pts\n" in text
+    assert "shot the moon" not in text
+
+
+def test_h_r10_once_the_game_is_over_its_last_hand_is_explained_too():
+    view = hearts_view(hearts_pb2.HeartsView.PHASE_GAME_OVER, previous_hand=moon_hand())
+    text = render_view(view)
+    assert "Hand 1 scored:\n  Taken (H-R10" in text
+    assert "    seat 2: QS + 13 hearts = 26 pts" in text
+    assert "Hand 1 is over." not in text  # its tricks are the view's own, listed above
+
+
+def test_h_r10_the_explanation_matches_the_points_over_random_hands_of_the_real_rules():
+    """Hands played at random through the real rules and codec: the hearts and the queen each
+    seat is said to have taken give its points, and a moon is named whenever one happened."""
+    spec = REGISTRY["hearts"]
+    config = spec.config_type()
+    rules = spec.make_rules(config)
+    seats = (SeatRecord(PlayerKind.HUMAN),) + (SeatRecord(PlayerKind.RANDOM_BOT),) * 3
+    line = re.compile(r"^    (you|seat \d): (.+) = (\d+) pts?$")
+    checked = 0
+    for seed in range(3):
+        rng = random.Random(seed)
+        state = rules.new_game(seed)
+        version, explained = 0, -1
+        while rules.outcome(state) is None and checked < 40:
+            seat = rules.current_seats(state)[0]
+            state = rules.apply(state, seat, rng.choice(list(rules.legal_actions(state, seat))))
+            version += 1
+            record = GameRecord("hearts", config, seed, seats, state)
+            view = encode_view(seat_view(rules, "g", record, version, 0))
+            done = view.hearts.previous_hand
+            if not view.hearts.HasField("previous_hand") or done.hand_number == explained:
+                continue
+            explained = done.hand_number
+            lines = render_view(view).splitlines()
+            start = next(i for i, text in enumerate(lines) if text.startswith("  Taken (H-R10"))
+            for seat in range(4):
+                match = line.match(lines[start + 1 + seat])
+                assert match, lines[start + 1 + seat]
+                words = match[2]
+                hearts = int(words.split(" heart")[0].split()[-1]) if "heart" in words else 0
+                queen = 13 if words.startswith("QS") else 0
+                assert hearts + queen == int(match[3]) == done.points_taken[seat]
+            moon = 26 in done.points_taken
+            assert ("shot the moon (H-R11" in lines[start + 5]) == moon
+            checked += 1
+    assert checked >= 20
 
 
 def test_h_r2_a_pass_offered_as_a_card_choice_is_typed_as_cards():
@@ -266,3 +360,16 @@ def hearts_event(**fields) -> game_pb2.GameEvent:
 )
 def test_h_r17_each_hearts_event_is_told_as_a_sentence(fields, text):
     assert describe_hearts_event(hearts_view(), hearts_event(**fields)) == text
+
+
+def test_the_move_prompt_says_that_help_and_quit_are_accepted():
+    view = hearts_view()
+    assert move_prompt(view) == (
+        "Your move (a number or e.g. QS; 'list' for the menu, 'help', 'quit'): "
+    )
+    view.ClearField("legal_actions")
+    view.legal_choices.add(count=3)
+    choosing = move_prompt(view)
+    assert choosing == "Your move (3 cards or a number; 'list', 'help' or 'quit'): "
+    for prompt in (move_prompt(hearts_view()), choosing):
+        assert "'help'" in prompt and "'quit'" in prompt

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import random
 
 import pytest
 from cardengine.v1 import cards_pb2, game_pb2, guandan_pb2
@@ -22,6 +23,11 @@ from cardengine_client import (
 from cardengine_client.terminal import play
 from cardengine_client.text import describe_action, parse_action, render_menu, render_view
 from cardengine_client.text.guandan import GUANDAN_TEXT, render_hand
+
+from engine_service.api.messages import encode_view
+from engine_service.app.engine import seat_view
+from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
+from engine_service.games import REGISTRY
 
 HUMAN = game_pb2.PLAYER_TYPE_HUMAN
 HEURISTIC = game_pb2.PLAYER_TYPE_BOT_HEURISTIC
@@ -140,10 +146,114 @@ def test_g_r24_the_deal_just_ended_is_shown_with_its_promotion_and_last_round():
     )
     assert "Deal 2 (level 4) ended: 1st you, 2nd seat 2" in text
     assert "Level change: you & seat 2 4 -> 7 (up 3), seat 1 & seat 3 stay at 4" in text
+    assert "Why: you 1st, partner seat 2 2nd: up 3 for you & seat 2 (G-R24)" in text
     assert "Its last round: seat 1 single king: KC; seat 2 single red joker: RJ" in text
     assert "Previous deal's finish" not in text
     later = render_view(guandan_view(previous_order=[0, 2]))
     assert "Previous deal's finish: you, seat 2" in later
+
+
+A, Q, NINE = cards_pb2.RANK_ACE, cards_pb2.RANK_QUEEN, cards_pb2.RANK_NINE
+TWO, FOUR, FIVE = cards_pb2.RANK_TWO, cards_pb2.RANK_FOUR, cards_pb2.RANK_FIVE
+
+
+def ended_view(order, team, steps, before, after, level) -> str:
+    result = guandan_pb2.GuandanDealResult(
+        deal_number=4,
+        level=level,
+        order=order,
+        team=team,
+        steps=steps,
+        levels_before=before,
+        levels=after,
+        last_plays=[round_entry(order[0], "single:13:1", ["KC"])],
+    )
+    return render_view(guandan_view(View.PHASE_RETURNING, previous_deal=result))
+
+
+def test_g_r24_a_1_3_finish_goes_up_two():
+    text = ended_view([3, 0, 1, 2], 1, 2, [FOUR, FIVE], [FOUR, cards_pb2.RANK_SEVEN], FIVE)
+    assert "Deal 5 (level 5) ended: 1st seat 3, 2nd you, 3rd seat 1, 4th seat 2" in text
+    assert "Level change: you & seat 2 stay at 4, seat 1 & seat 3 5 -> 7 (up 2)" in text
+    assert "Why: seat 3 1st, partner seat 1 3rd: up 2 for seat 1 & seat 3 (G-R24)\n" in text
+
+
+def test_g_r25_a_promotion_stops_at_a():
+    text = ended_view([1, 3], 1, 2, [FOUR, Q], [FOUR, A], Q)
+    assert "Level change: you & seat 2 stay at 4, seat 1 & seat 3 Q -> A (up 2)" in text
+    assert (
+        "Why: seat 1 1st, partner seat 3 2nd: up 3 for seat 1 & seat 3 (G-R24), "
+        "but levels stop at A, so up 2 (G-R25)\n"
+    ) in text
+
+
+def test_g_r26_a_1_4_finish_at_a_only_keeps_the_team_at_a():
+    text = ended_view([0, 1, 3, 2], 0, 0, [A, FOUR], [A, FOUR], A)
+    assert "Level change: you & seat 2 stay at A, seat 1 & seat 3 stay at 4" in text
+    assert (
+        "Why: you 1st, partner seat 2 4th: up 1 for you & seat 2 (G-R24), but levels stop at A, "
+        "so up 0 (G-R25); no match win: a 1-4 finish at A only keeps the team at A (G-R26)\n"
+    ) in text
+
+
+def test_g_r26_a_win_in_a_deal_played_below_a_never_wins_the_match():
+    text = ended_view([2, 0], 0, 0, [A, NINE], [A, NINE], NINE)
+    assert "no match win: the deal was played at 9, not A (G-R26)" in text
+
+
+def test_g_r27_a_team_out_of_attempts_at_a_drops_back_to_two():
+    text = ended_view([1, 2, 0, 3], 1, 1, [A, FOUR], [TWO, FIVE], A)
+    assert "Level change: you & seat 2 A -> 2, seat 1 & seat 3 4 -> 5 (up 1)" in text
+    assert (
+        "Why: seat 1 1st, partner seat 3 4th: up 1 for seat 1 & seat 3 (G-R24); "
+        "you & seat 2 used up their attempts at A and drop back to 2 (G-R27)\n"
+    ) in text
+
+
+def test_g_r26_the_finish_that_won_the_match_is_named():
+    view = guandan_view(View.PHASE_GAME_OVER, finished=[2, 1, 0])
+    view.status = game_pb2.GAME_STATUS_FINISHED
+    text = render_view(view)
+    assert (
+        "Match won by you & seat 2 (G-R26): at A, in a deal played at A, "
+        "with seat 2 1st, partner you 3rd"
+    ) in text
+
+
+def test_g_r24_the_why_agrees_with_every_deal_of_a_match_under_the_real_rules():
+    """A whole match of heuristic bots through the real rules and codec: each deal's "Why"
+    names the partner's place that its promotion comes from."""
+    spec = REGISTRY["guandan"]
+    config = spec.config_type()
+    rules = spec.make_rules(config)
+    bot = spec.bots["heuristic"]
+    seats = (SeatRecord(PlayerKind.HUMAN),) + (SeatRecord(PlayerKind.HEURISTIC_BOT),) * 3
+    rng = random.Random(3)
+    state = rules.new_game(3)
+    version, explained = 0, -1
+    steps_by_place = {"2nd": 3, "3rd": 2, "4th": 1}
+    while rules.outcome(state) is None:
+        seat = rules.current_seats(state)[0]
+        legal = list(rules.legal_actions(state, seat))
+        state = rules.apply(state, seat, bot.choose(rules.view(state, seat), legal, rng))
+        version += 1
+        if state.previous_deal is None or state.previous_deal.deal_number == explained:
+            continue
+        explained = state.previous_deal.deal_number
+        record = GameRecord("guandan", config, 3, seats, state)
+        view = encode_view(seat_view(rules, "g", record, version, 0))
+        result = view.guandan.previous_deal
+        why = next(line for line in render_view(view).splitlines() if line.startswith("Why: "))
+        place = why.split(": ")[1].split(", partner ")[1].split()[-1]
+        nominal = steps_by_place[place]
+        assert f"up {nominal} for " in why
+        before = result.levels_before[result.team]
+        assert result.steps == min(before + nominal, A) - before  # G-R24, G-R25
+        assert (result.steps < nominal) == ("levels stop at A" in why)
+    record = GameRecord("guandan", config, 3, seats, state)
+    text = render_view(encode_view(seat_view(rules, "g", record, version, 0)))
+    assert "Match won by " in text and "(G-R26)" in text
+    assert explained >= 3
 
 
 def guandan_event(**fields):

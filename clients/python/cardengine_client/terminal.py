@@ -148,11 +148,12 @@ def parse_move(view: game_pb2.GameView, typed: str) -> game_pb2.Action:
     return parse_action(view, choice_text)
 
 
-def _prompt(view: game_pb2.GameView) -> str:
+def move_prompt(view: game_pb2.GameView) -> str:
+    """What the player is asked for a move; it names the commands besides moves."""
     if view.legal_choices and not view.legal_actions:
         count = view.legal_choices[0].count
-        return f"Your move ({count} cards, or a number; 'help' for more): "
-    return "Your move (number or e.g. QS; 'list' for the menu): "
+        return f"Your move ({count} cards or a number; 'list', 'help' or 'quit'): "
+    return "Your move (a number or e.g. QS; 'list' for the menu, 'help', 'quit'): "
 
 
 def _ask(view: game_pb2.GameView, input_fn: InputFn, show: Show) -> game_pb2.Action:
@@ -162,7 +163,7 @@ def _ask(view: game_pb2.GameView, input_fn: InputFn, show: Show) -> game_pb2.Act
         PlayerQuit: the player typed ``quit``.
     """
     while True:
-        typed = input_fn(_prompt(view)).strip()
+        typed = input_fn(move_prompt(view)).strip()
         command = typed.lower()
         if command in ("list", "?"):
             show(_menu(view))

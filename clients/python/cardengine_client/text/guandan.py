@@ -4,7 +4,9 @@ A view is shown as a few labelled lines: the deal and its level, each team's lev
 viewer's hand from weakest to strongest at this level (the level rank sits above the ace and
 its hearts are wild, G-R3/G-R5), card counts, the play to beat, the plays and passes of the
 current round, finishing order and tribute. From the end of a deal until the next deal's first
-play, the deal just ended is shown too: its finish, the winners' promotion and its last round.
+play, the deal just ended is shown too: its finish, the level change and why (the partner's
+place, G-R24; the ace rules G-R25 .. G-R27 where they applied) and its last round; once the
+match is over, the finish that won it (G-R26).
 Events (:func:`describe_guandan_event`) are told as short sentences as they arrive.
 
 Plays are named as players say them, with their cards from weakest to strongest (a sequence
@@ -59,6 +61,11 @@ _LEVEL_STRENGTH: Final = 15
 """G-R3: the level rank ranks above the ace and below the jokers."""
 _PLACES: Final = ("1st", "2nd", "3rd", "4th")
 _TEAMS: Final = 2
+_SEATS: Final = 4
+_TOP_LEVEL: Final = 14
+"""G-R25: levels stop at A."""
+_PROMOTION_STEPS: Final = MappingProxyType({2: 3, 3: 2, 4: 1})
+"""G-R24: levels up by the winner's partner's place."""
 
 
 def level_name(level: int) -> str:
@@ -293,6 +300,51 @@ def describe_round(
     )
 
 
+def _partner_place(order: Sequence[int]) -> int:
+    """The 1-based place of the first finisher's partner; 4th when the order leaves it out."""
+    partner = (order[0] + _TEAMS) % _SEATS
+    return list(order).index(partner) + 1 if partner in order else _SEATS
+
+
+def _finish_text(view: game_pb2.GameView, order: Sequence[int]) -> str:
+    """``"you 1st, partner seat 2 3rd"``: the winner and its partner's place (G-R24)."""
+    place = _partner_place(order)
+    partner = (order[0] + _TEAMS) % _SEATS
+    return (
+        f"{seat_name(view, order[0])} 1st, partner {seat_name(view, partner)} {_PLACES[place - 1]}"
+    )
+
+
+def _why_lines(view: game_pb2.GameView, result: guandan_pb2.GuandanDealResult) -> list[str]:
+    """G-R24 .. G-R27: why the levels moved as they did after a deal that did not end the match."""
+    if not result.order:
+        return []
+    team = result.team
+    place = _partner_place(result.order)
+    nominal = _PROMOTION_STEPS.get(place, 1)
+    winners = _team_text(view, team)
+    why = f"{_finish_text(view, result.order)}: up {nominal} for {winners} (G-R24)"
+    if result.steps < nominal:
+        why += f", but levels stop at A, so up {result.steps} (G-R25)"
+    reasons = [why]
+    before = result.levels_before[team] if team < len(result.levels_before) else 0
+    if before == _TOP_LEVEL:
+        if result.level != _TOP_LEVEL:
+            reasons.append(
+                f"no match win: the deal was played at {level_name(result.level)}, not A (G-R26)"
+            )
+        elif place == _SEATS:
+            reasons.append("no match win: a 1-4 finish at A only keeps the team at A (G-R26)")
+    for other, (was, now) in enumerate(zip(result.levels_before, result.levels, strict=False)):
+        expected = min(was + result.steps, _TOP_LEVEL) if other == team else was
+        if now != expected:
+            reasons.append(
+                f"{_team_text(view, other)} used up their attempts at A and drop back to "
+                f"{level_name(now)} (G-R27)"
+            )
+    return [f"Why: {'; '.join(reasons)}"]
+
+
 def _previous_deal_lines(view: game_pb2.GameView) -> list[str]:
     """G-R24 .. G-R27: how the deal just ended went, shown until the next deal's first play."""
     result = view.guandan.previous_deal
@@ -303,14 +355,28 @@ def _previous_deal_lines(view: game_pb2.GameView) -> list[str]:
             changes.append(f"{name} stay at {level_name(after)}")
             continue
         change = f"{name} {level_name(before)} -> {level_name(after)}"
-        if team == result.team and result.steps:
+        if team == result.team and result.steps and after == before + result.steps:
             change += f" (up {result.steps})"
         changes.append(change)
     return [
         f"Deal {result.deal_number + 1} (level {level_name(result.level)}) ended: "
         f"{_places_text(view, result.order)}",
         f"Level change: {', '.join(changes)}",
+        *_why_lines(view, result),
         f"Its last round: {describe_round(view, result.last_plays)}",
+    ]
+
+
+def _match_won_lines(view: game_pb2.GameView) -> list[str]:
+    """G-R26: once the match is over, the finish that won it."""
+    guandan = view.guandan
+    if guandan.phase != _View.PHASE_GAME_OVER or not guandan.finished:
+        return []
+    order = guandan.finished
+    team = _team_text(view, order[0] % _TEAMS)
+    return [
+        f"Match won by {team} (G-R26): at A, in a deal played at A, "
+        f"with {_finish_text(view, order)}"
     ]
 
 
@@ -342,7 +408,7 @@ def render_guandan(view: game_pb2.GameView) -> list[str]:
     if view.guandan.hand:
         hand = view.guandan.hand
         lines.append(f"Your hand ({len(hand)}): {render_hand(hand, view.guandan.level)}")
-    return lines + _table_lines(view) + _tribute_lines(view)
+    return lines + _table_lines(view) + _tribute_lines(view) + _match_won_lines(view)
 
 
 def describe_play(

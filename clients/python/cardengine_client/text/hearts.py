@@ -2,7 +2,9 @@
 
 A view is shown as a few labelled lines: the hand and pass direction, the viewer's hand grouped
 by suit, the tricks already played this hand, the trick in progress and the last one, the hand
-that just ended (its last trick and scores, until the next hand's first card), and the scores.
+that just ended (its last trick and scores, until the next hand's first card, with the hearts
+and the queen each seat took and what a shot moon did, H-R10/H-R11; once the game is over, the
+same for its last hand), and the scores.
 Events (:func:`describe_hearts_event`) are told as short sentences as they arrive. Typed
 moves are card codes:
 three cards while passing (``"2C 3C AH"``), one card while playing (``"QS"``); an explicit
@@ -33,6 +35,8 @@ _PHASES: Final = MappingProxyType(
 )
 
 _ALL_POINTS: Final = 26  # H-R11: a seat that took them all shot the moon
+_QUEEN_POINTS: Final = 13  # H-R10
+_QUEEN_OF_SPADES: Final = cards_pb2.Card(rank=cards_pb2.RANK_QUEEN, suit=cards_pb2.SUIT_SPADES)
 
 # H-R2: where each direction sends the cards, as a step clockwise from the passer.
 _PASS_STEPS: Final = MappingProxyType(
@@ -80,6 +84,49 @@ def _exchange_lines(view: game_pb2.GameView) -> list[str]:
     return lines
 
 
+def _taken_cards(done: hearts_pb2.HeartsFinishedHand, seats: int) -> list[tuple[int, bool]]:
+    """Per seat, the hearts and whether the queen of spades it took in a finished hand."""
+    taken = [(0, False)] * seats
+    for trick in done.tricks:
+        hearts, queen = taken[trick.winner]
+        hearts += sum(card.suit == cards_pb2.SUIT_HEARTS for card in trick.cards)
+        queen = queen or any(card == _QUEEN_OF_SPADES for card in trick.cards)
+        taken[trick.winner] = (hearts, queen)
+    return taken
+
+
+def _taken_text(hearts: int, queen: bool) -> str:
+    """``"QS + 3 hearts"``, ``"1 heart"``, ``"nothing"``."""
+    parts = ["QS"] if queen else []
+    if hearts:
+        parts.append(f"{hearts} heart{'s' if hearts != 1 else ''}")
+    return " + ".join(parts) or "nothing"
+
+
+def _hand_score_lines(view: game_pb2.GameView, done: hearts_pb2.HeartsFinishedHand) -> list[str]:
+    """H-R10, H-R11: what each seat took in a finished hand, its points, and a moon's effect."""
+    seats = len(view.seats)
+    lines = [f"  Taken (H-R10: 1 a heart, {_QUEEN_POINTS} the queen of spades):"]
+    for seat, (hearts, queen) in enumerate(_taken_cards(done, seats)):
+        points = done.points_taken[seat] if seat < len(done.points_taken) else 0
+        unit = "pt" if points == 1 else "pts"
+        lines.append(f"    {seat_name(view, seat)}: {_taken_text(hearts, queen)} = {points} {unit}")
+    moon = [seat for seat, taken in enumerate(done.points_taken) if taken == _ALL_POINTS]
+    if moon and len(done.scores) == seats:
+        shooter = moon[0]
+        others = [seat for seat in range(seats) if seat != shooter]
+        penalty = done.scores[others[0]] if others else 0
+        lines.append(
+            f"  {seat_name(view, shooter)} shot the moon (H-R11: all 13 hearts and the queen): "
+            f"{seat_name(view, shooter)} 0 instead of {_ALL_POINTS}, "
+            f"every other seat {penalty} instead of 0"
+        )
+    scores = ", ".join(f"{seat_name(view, seat)} {score}" for seat, score in enumerate(done.scores))
+    shot = f"   ({seat_name(view, moon[0])} shot the moon)" if moon else ""
+    lines.append(f"  It scored: {scores}{shot}")
+    return lines
+
+
 def _previous_hand_lines(view: game_pb2.GameView) -> list[str]:
     """The hand that just ended: its last trick and what it scored, until the next first card."""
     hearts = view.hearts
@@ -91,11 +138,16 @@ def _previous_hand_lines(view: game_pb2.GameView) -> list[str]:
     lines = [f"Hand {done.hand_number + 1} is over."]
     if done.tricks:
         lines.append(f"  Its last trick: {render_taken(view, done.tricks[-1])}")
-    scores = ", ".join(f"{seat_name(view, seat)} {score}" for seat, score in enumerate(done.scores))
-    moon = [seat for seat, taken in enumerate(done.points_taken) if taken == _ALL_POINTS]
-    shot = f"   ({seat_name(view, moon[0])} shot the moon)" if moon else ""
-    lines.append(f"  It scored: {scores}{shot}")
-    return lines
+    return lines + _hand_score_lines(view, done)
+
+
+def _final_hand_lines(view: game_pb2.GameView) -> list[str]:
+    """Once the game is over, how its last hand (its tricks listed above) scored."""
+    hearts = view.hearts
+    if not hearts.HasField("previous_hand"):
+        return []
+    done = hearts.previous_hand
+    return [f"Hand {done.hand_number + 1} scored:", *_hand_score_lines(view, done)]
 
 
 def _table_lines(view: game_pb2.GameView) -> list[str]:
@@ -136,6 +188,7 @@ def render_hearts(view: game_pb2.GameView) -> list[str]:
         return [
             f"Hand {hearts.hand_number + 1}, game over",
             *_table_lines(view),
+            *_final_hand_lines(view),
             *_score_lines(view),
         ]
     phase = _PHASES.get(hearts.phase, "unknown phase")

@@ -1,7 +1,9 @@
 """Two-player Klaberjass as text: the table as a seat sees it, and moves typed as words.
 
 A view is shown as a few labelled lines: how the previous deal ended (its final trick and
-score, until the first card of the next deal), the deal and its dealer, the turn-up and bottom
+score, until the first card of the next deal, with how the score was made: each seat's card
+points, last trick, sequences and bella, then the maker rule of K-R20; once the game is over,
+the same for its last deal), the deal and its dealer, the turn-up and bottom
 cards, the bidding, trump and maker, the viewer's hand grouped by suit, the trick in progress
 and every trick taken so far this deal, sequences and bella, and the scores. Typed moves:
 ``pass``, ``trump H`` (or just ``hearts``), ``swap`` / ``keep`` (or ``dix swap``) for the dix,
@@ -12,6 +14,7 @@ Nothing is checked against the rules here: the service judges, and a refusal nam
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Final
 
@@ -77,31 +80,149 @@ def _sequences_text(view: game_pb2.GameView, sequences: klaberjass_pb2.Klaberjas
     return f"{seat_name(view, sequences.winner)} scores {sequences.points} ({cards})"
 
 
+_LAST_TRICK_BONUS: Final = 10  # K-R19
+_BELLA_POINTS: Final = 20  # K-R15
+_ONE_SEQUENCE: Final = (20, 50)  # K-R12: what one sequence scores; more are summed
+
+
+def _does(view: game_pb2.GameView, seat: int, verb: str, you: str) -> str:
+    """``"seat 1 scores"`` but ``"you score"``."""
+    name = seat_name(view, seat)
+    return f"{name} {you if name == 'you' else verb}"
+
+
+def _seat_points(
+    view: game_pb2.GameView,
+    tricks: Sequence[klaberjass_pb2.KlaberjassTrick],
+    sequences: klaberjass_pb2.KlaberjassSequences | None,
+    bella_by: int | None,
+) -> list[list[tuple[str, int]]]:
+    """Per seat, the named parts of its deal total (K-R20): cards, last trick, sequence, bella.
+
+    Worked out from the deal's tricks, so they can be checked against its result.
+    """
+    seats = len(view.seats)
+    parts: list[list[tuple[str, int]]] = [[] for _ in range(seats)]
+    cards = [0] * seats
+    won = [0] * seats
+    for trick in tricks:
+        cards[trick.winner] += trick.points
+        won[trick.winner] += 1
+    last = tricks[-1].winner if tricks else None
+    if last is not None:
+        cards[last] -= _LAST_TRICK_BONUS
+    for seat in range(seats):
+        parts[seat].append(("in cards", cards[seat]))
+        if seat == last:
+            parts[seat].append(("last trick (K-R19)", _LAST_TRICK_BONUS))
+    if sequences is not None and sequences.HasField("winner"):
+        winner = sequences.winner
+        if won[winner] or not view.klaberjass.options.melds_need_a_trick:
+            word = "sequence" if sequences.points in _ONE_SEQUENCE else "sequences"
+            parts[winner].append((f"{word} (K-R12)", sequences.points))
+    if bella_by is not None:
+        parts[bella_by].append(("bella (K-R15)", _BELLA_POINTS))
+    return parts
+
+
+def _maker_rule_text(view: game_pb2.GameView, result: klaberjass_pb2.KlaberjassDeal) -> str:
+    """K-R20: how the maker's total against the opponent's made what each seat scored."""
+    maker = result.maker
+    other = 1 - maker
+    made, against = result.points[maker], result.points[other]
+    title = f"Maker {seat_name(view, maker)}: {made} against {against}"
+    if made > against:
+        return (
+            f"{title}, more, so each keeps its own: {seat_name(view, maker)} {made}, "
+            f"{seat_name(view, other)} {against} (K-R20)"
+        )
+    if made == against:
+        return (
+            f"{title}, not more, so the maker scores 0 and "
+            f"{_does(view, other, 'keeps', 'keep')} {against} (K-R20)"
+        )
+    return (
+        f'{title}, less, so the maker is down ("bate"): '
+        f"{_does(view, other, 'takes', 'take')} {against} + {made} = {against + made}, "
+        f"{seat_name(view, maker)} 0 (K-R20)"
+    )
+
+
+def _explanation_lines(
+    view: game_pb2.GameView,
+    result: klaberjass_pb2.KlaberjassDeal,
+    tricks: Sequence[klaberjass_pb2.KlaberjassTrick],
+    sequences: klaberjass_pb2.KlaberjassSequences | None,
+    bella_by: int | None,
+) -> list[str]:
+    """What made a played deal's score: each seat's total by its parts, then the maker rule."""
+    lines = ["  Deal points (K-R20):"]
+    for seat, parts in enumerate(_seat_points(view, tricks, sequences, bella_by)):
+        terms = " + ".join(f"{points} {label}" for label, points in parts)
+        total = result.points[seat] if seat < len(result.points) else sum(p for _, p in parts)
+        lines.append(f"    {seat_name(view, seat)}: {terms} = {total}")
+    if sequences is not None and sequences.HasField("winner"):
+        winner = sequences.winner
+        lost = not any(trick.winner == winner for trick in tricks)
+        if lost and view.klaberjass.options.melds_need_a_trick:
+            lines.append(
+                f"    ({seat_name(view, winner)} took no trick, so its sequence "
+                f"points are lost: K-R14)"
+            )
+    lines.append(f"  {_maker_rule_text(view, result)}")
+    return lines
+
+
+def _headline(view: game_pb2.GameView, number: int, result: klaberjass_pb2.KlaberjassDeal) -> str:
+    maker = seat_name(view, result.maker)
+    went = "made it" if result.scores[result.maker] else "went down"
+    points = "-".join(map(str, result.points))
+    scores = "-".join(map(str, result.scores))
+    return (
+        f"Deal {number + 1} ended: {suit_name(result.trump)} by {maker}, who {went}; "
+        f"points {points}, scored {scores}"
+    )
+
+
 def _previous_lines(view: game_pb2.GameView) -> list[str]:
     """How the deal that just ended went: its final trick, sequences, bella and score."""
     table = view.klaberjass
     if not table.HasField("previous_deal"):
         return []
     previous = table.previous_deal
-    title = f"Deal {previous.deal_number + 1}"
     result = previous.result
     if not result.HasField("maker"):
-        return [f"{title} was thrown in (both passed twice)"]
-    maker = seat_name(view, result.maker)
-    went = "made it" if result.scores[result.maker] else "went down"
-    points = "-".join(map(str, result.points))
-    scores = "-".join(map(str, result.scores))
-    lines = [
-        f"{title} ended: {suit_name(result.trump)} by {maker}, who {went}; "
-        f"points {points}, scored {scores}"
-    ]
+        return [f"Deal {previous.deal_number + 1} was thrown in (both passed twice)"]
+    sequences = previous.sequences if previous.HasField("sequences") else None
+    bella_by = previous.bella_by if previous.HasField("bella_by") else None
+    lines = [_headline(view, previous.deal_number, result)]
     if previous.tricks:
         lines.append(f"  Final trick: {_taken_text(view, previous.tricks[-1])}")
-    if previous.HasField("sequences"):
-        lines.append(f"  Sequences: {_sequences_text(view, previous.sequences)}")
-    if previous.HasField("bella_by"):
-        lines.append(f"  Bella: {seat_name(view, previous.bella_by)}")
-    return lines
+    if sequences is not None:
+        lines.append(f"  Sequences: {_sequences_text(view, sequences)}")
+    if bella_by is not None:
+        lines.append(f"  Bella: {seat_name(view, bella_by)}")
+    return lines + _explanation_lines(view, result, previous.tricks, sequences, bella_by)
+
+
+def _final_deal_lines(view: game_pb2.GameView) -> list[str]:
+    """Once the game is over, how its last deal scored.
+
+    Its tricks, sequences and bella are still the view's own (shown above), and its result is
+    the last of the deal history.
+    """
+    table = view.klaberjass
+    if table.phase != View.PHASE_GAME_OVER or not table.deals:
+        return []
+    result = table.deals[-1]
+    if not result.HasField("maker"):
+        return []
+    sequences = table.sequences if table.HasField("sequences") else None
+    bella_by = table.bella_by if table.HasField("bella_by") else None
+    return [
+        _headline(view, table.deal_number, result),
+        *_explanation_lines(view, result, table.completed_tricks, sequences, bella_by),
+    ]
 
 
 def _bid_text(view: game_pb2.GameView, bid: klaberjass_pb2.KlaberjassBid) -> str:
@@ -162,7 +283,13 @@ def _score_lines(view: game_pb2.GameView) -> list[str]:
 
 def render_klaberjass(view: game_pb2.GameView) -> list[str]:
     """The Klaberjass part of a view, a few labelled lines."""
-    return _previous_lines(view) + _deal_lines(view) + _play_lines(view) + _score_lines(view)
+    return (
+        _previous_lines(view)
+        + _deal_lines(view)
+        + _play_lines(view)
+        + _final_deal_lines(view)
+        + _score_lines(view)
+    )
 
 
 def describe_klaberjass(action: game_pb2.Action) -> str:
