@@ -99,32 +99,42 @@ def check_cards_conserved(adapter: GameAdapter, state: Any, log: Sequence[Any]) 
     )
 
 
-def check_no_leaks(rules: Rules[Any, Any, Any], adapter: GameAdapter, state: Any) -> Views:
+Hidden = Mapping[int | None, frozenset[CardId]]
+"""The cards each seat, and the spectator (``None``), may not know in one state."""
+
+
+def hidden_from_each(rules: Rules[Any, Any, Any], adapter: GameAdapter, state: Any) -> Hidden:
+    """What every seat and the spectator may not see in ``state``."""
+    return {seat: adapter.hidden_cards(state, seat) for seat in (*range(rules.seats), None)}
+
+
+def check_no_leaks(
+    rules: Rules[Any, Any, Any], adapter: GameAdapter, state: Any, hidden: Hidden
+) -> Views:
     """No seat's view, and not the spectator's, shows a card hidden from it.
 
     Returns:
         the views checked, which the bots then play from.
     """
-    views = {seat: rules.view(state, seat) for seat in (*range(rules.seats), None)}
+    views = {seat: rules.view(state, seat) for seat in hidden}
     for seat, view in views.items():
-        leaked = adapter.visible_cards(view) & adapter.hidden_cards(state, seat)
+        leaked = adapter.visible_cards(view) & hidden[seat]
         assert not leaked, f"view of seat {seat} shows {sorted(map(str, leaked))}"
     return views
 
 
 def check_event_leaks(
-    rules: Rules[Any, Any, Any],
-    adapter: GameAdapter,
-    events: Sequence[Event],
-    before: Any,
-    after: Any,
+    adapter: GameAdapter, events: Sequence[Event], before: Any, after: Any, hidden: Hidden
 ) -> None:
-    """No seat, and not a spectator, is told of a card it may not know after the action."""
-    for viewer in (*range(rules.seats), None):
+    """No seat, and not a spectator, is told of a card it may not know after the action.
+
+    ``hidden`` is what each may not know in ``after``.
+    """
+    for viewer, secret in hidden.items():
         told: frozenset[CardId] = frozenset()
         for event in visible(events, viewer):
             told |= adapter.event_cards(event.fact, before, after)
-        leaked = told & adapter.hidden_cards(after, viewer)
+        leaked = told & secret
         assert not leaked, f"events for seat {viewer} show {sorted(map(str, leaked))}: {events}"
 
 
@@ -178,11 +188,15 @@ def check_state(
     config: Any,
     state: Any,
     log: Sequence[tuple[int, Any]],
+    hidden: Hidden,
 ) -> Views:
-    """The invariants that hold in every reachable state; returns the views checked."""
+    """The invariants that hold in every reachable state; returns the views checked.
+
+    ``hidden`` is :func:`hidden_from_each` of ``state``, found once for views and events.
+    """
     check_cards_conserved(adapter, state, log)
     adapter.check_scores(config, state)
-    return check_no_leaks(rules, adapter, state)
+    return check_no_leaks(rules, adapter, state, hidden)
 
 
 @dataclass
@@ -203,7 +217,10 @@ class CheckedGame:
     def __post_init__(self) -> None:
         self.rules = self.spec.make_rules(self.config)
         self.state = self.rules.new_game(self.seed)
-        self.views = check_state(self.rules, self.adapter, self.config, self.state, self.log)
+        hidden = hidden_from_each(self.rules, self.adapter, self.state)
+        self.views = check_state(
+            self.rules, self.adapter, self.config, self.state, self.log, hidden
+        )
 
     @property
     def finished(self) -> bool:
@@ -223,14 +240,15 @@ class CheckedGame:
         """Make one legal move and check the state it leads to."""
         after = self.rules.apply(self.state, seat, action)
         events = self.rules.events(self.state, seat, action, after)
-        check_event_leaks(self.rules, self.adapter, events, self.state, after)
+        hidden = hidden_from_each(self.rules, self.adapter, after)
+        check_event_leaks(self.adapter, events, self.state, after, hidden)
         check_events_encode(self.spec, events)
         self.events.append(events)
         self.log.append((seat, action))
         self.adapter.check_transition(self.config, self.state, action, after)
         check_codec_round_trip(self.spec, self.config, self.seed, after, action)
         self.state = after
-        self.views = check_state(self.rules, self.adapter, self.config, after, self.log)
+        self.views = check_state(self.rules, self.adapter, self.config, after, self.log, hidden)
 
     def finish(self) -> None:
         """The end-of-game checks: outcome, scores and replay."""
