@@ -7,7 +7,6 @@ so the client's retry policy (only UNAVAILABLE) and its error decoding meet real
 from __future__ import annotations
 
 import uuid
-from concurrent import futures
 
 import grpc
 import pytest
@@ -22,6 +21,8 @@ from cardengine_client import (
 )
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
+
+from tests.client.scripted_server import serving
 
 
 def status_of(code: grpc.StatusCode, reason: str, **metadata: str) -> status_pb2.Status:
@@ -56,12 +57,8 @@ class ScriptedServicer(engine_service_pb2_grpc.EngineServiceServicer):
 @pytest.fixture(scope="module")
 def server():
     servicer = ScriptedServicer()
-    grpc_server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-    engine_service_pb2_grpc.add_EngineServiceServicer_to_server(servicer, grpc_server)
-    port = grpc_server.add_insecure_port("127.0.0.1:0")
-    grpc_server.start()
-    yield servicer, f"127.0.0.1:{port}"
-    grpc_server.stop(None)
+    with serving(servicer) as address:
+        yield servicer, address
 
 
 @pytest.fixture

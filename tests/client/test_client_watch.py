@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
-from concurrent import futures
 
 import grpc
 import pytest
@@ -35,6 +34,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from engine_service.devtools.local import local_service
+from tests.client.scripted_server import serving
 
 MAX_ITEMS = 5000  # far more than a Hearts game has versions: a runaway loop fails, not hangs
 JOIN_SECONDS = 120
@@ -106,12 +106,8 @@ class ScriptedServicer(engine_service_pb2_grpc.EngineServiceServicer):
 @pytest.fixture(scope="module")
 def server():
     servicer = ScriptedServicer()
-    grpc_server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-    engine_service_pb2_grpc.add_EngineServiceServicer_to_server(servicer, grpc_server)
-    port = grpc_server.add_insecure_port("127.0.0.1:0")
-    grpc_server.start()
-    yield servicer, f"127.0.0.1:{port}"
-    grpc_server.stop(None)
+    with serving(servicer) as address:
+        yield servicer, address
 
 
 @pytest.fixture
