@@ -10,14 +10,19 @@ GAME ?= hearts
 PROTO_BASE ?= main
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-PROTO_SRC := $(shell find protos -name '*.proto')
-GEN_ROOT := clients/python
-GEN_STAMP := $(GEN_ROOT)/cardengine/.generated
+PROTO_SRC := $(shell find protos -name '*.proto' | sort)
+PUBLIC_PROTOS := $(filter protos/cardengine/v1/%,$(PROTO_SRC))
+INTERNAL_PROTOS := $(filter protos/cardengine/internal/%,$(PROTO_SRC))
+# Generated stubs are committed (clients/python/README.md says why): the public ones in the
+# client package, the internal snapshot ones (Redis records, never sent) in the server's.
+CLIENT_GEN := clients/python/cardengine
+SERVER_GEN := engine_service/storage_pb
+GEN_STAMP := $(VENV)/.protos-generated
 VENV_STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 BENCH_ARGS := $(if $(QUICK),--quick,)
 
-.PHONY: help setup system-deps node-deps protos stubs-deps stubs stubs-check run test lint format play bench load golden clean
+.PHONY: help setup system-deps node-deps protos protos-check stubs-deps stubs stubs-check run test lint format play bench load golden clean
 
 # Descriptions may name variables, e.g. $(ADDRESS): sed replaces each with its value here.
 help: ## list the targets
@@ -38,26 +43,51 @@ system-deps: ## install Debian packages that are missing (redis-server, python3-
 $(VENV_STAMP): pyproject.toml clients/python/pyproject.toml | system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
-	$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "cardengine-client-dev.pth").write_text(str(pathlib.Path("$(GEN_ROOT)").resolve()) + "\n")'
+	$(PY) -m pip install -q -e ./clients/python -e '.[dev]'  # the server needs cardengine-client
 	touch $@
 
+# $(call gen_protos,DIR): every stub into DIR/cardengine (the client's package) and
+# DIR/storage_pb (the server's), with the pinned grpcio-tools and mypy-protobuf of .venv.
+# The internal files are compiled as cardengine/internal/v1 (their names in the descriptor
+# pool stay the same) and their imports are then pointed at engine_service.storage_pb.
+define gen_protos
+	set -euo pipefail; out="$(1)"; rm -rf "$$out"; mkdir -p "$$out/cardengine" "$$out/internal"; \
+	plugins=(--plugin=protoc-gen-mypy=$(VENV)/bin/protoc-gen-mypy --plugin=protoc-gen-mypy_grpc=$(VENV)/bin/protoc-gen-mypy_grpc); \
+	$(PY) -m grpc_tools.protoc -I protos "$${plugins[@]}" \
+	  --include_imports --include_source_info --descriptor_set_out="$$out/cardengine/descriptors.binpb" \
+	  --python_out="$$out" --grpc_python_out="$$out" --mypy_out="$$out" --mypy_grpc_out="$$out" \
+	  $(PUBLIC_PROTOS); \
+	$(PY) -m grpc_tools.protoc -I protos "$${plugins[@]}" \
+	  --python_out="$$out/internal" --mypy_out="$$out/internal" $(INTERNAL_PROTOS); \
+	mv "$$out/internal/cardengine/internal/v1" "$$out/storage_pb"; rm -rf "$$out/internal"; \
+	sed -i -E 's/cardengine\.internal\.v1( import|\.[a-z0-9_]+_pb2)/engine_service.storage_pb\1/g' \
+	  "$$out"/storage_pb/*.py "$$out"/storage_pb/*.pyi; \
+	touch "$$out/cardengine/__init__.py" "$$out/cardengine/v1/__init__.py" \
+	  "$$out/cardengine/py.typed" "$$out/storage_pb/__init__.py"
+endef
+
 $(GEN_STAMP): $(PROTO_SRC) $(VENV_STAMP)
-	rm -rf $(GEN_ROOT)/cardengine
-	mkdir -p $(GEN_ROOT)/cardengine
-	$(PY) -m grpc_tools.protoc -I protos \
-	  --include_imports --include_source_info \
-	  --descriptor_set_out=$(GEN_ROOT)/cardengine/descriptors.binpb \
-	  --plugin=protoc-gen-mypy=$(VENV)/bin/protoc-gen-mypy \
-	  --plugin=protoc-gen-mypy_grpc=$(VENV)/bin/protoc-gen-mypy_grpc \
-	  --python_out=$(GEN_ROOT) --grpc_python_out=$(GEN_ROOT) \
-	  --mypy_out=$(GEN_ROOT) --mypy_grpc_out=$(GEN_ROOT) $(PROTO_SRC)
-	find $(GEN_ROOT)/cardengine -type d -exec touch {}/__init__.py \;
-	touch $(GEN_ROOT)/cardengine/py.typed $@
+	$(MAKE) --no-print-directory protos
+	touch $@
 
 setup: system-deps $(VENV_STAMP) $(GEN_STAMP) ## create the virtualenv and generate the stubs
 
-protos: $(GEN_STAMP) ## generate Python stubs from protos/ (only when a .proto changed)
+protos: $(VENV_STAMP) ## regenerate the committed Python stubs from protos/ (client and server)
+	$(call gen_protos,$(VENV)/protos-tmp)
+	rm -rf $(CLIENT_GEN) $(SERVER_GEN)
+	mv $(VENV)/protos-tmp/cardengine $(CLIENT_GEN)
+	mv $(VENV)/protos-tmp/storage_pb $(SERVER_GEN)
+	rm -rf $(VENV)/protos-tmp
+	touch $(GEN_STAMP)
+
+protos-check: $(VENV_STAMP) ## fail if the committed stubs differ from what protos/ generates now
+	$(call gen_protos,$(VENV)/protos-check)
+	@if diff -r -x __pycache__ $(VENV)/protos-check/cardengine $(CLIENT_GEN) \
+	    && diff -r -x __pycache__ $(VENV)/protos-check/storage_pb $(SERVER_GEN); then \
+	  rm -rf $(VENV)/protos-check; echo "generated stubs match protos/"; \
+	else \
+	  rm -rf $(VENV)/protos-check; echo "generated stubs are out of date: run make protos and commit them" >&2; exit 1; \
+	fi
 
 STUB_LANGS ?= cpp ruby php go java csharp objc
 STUB_PACKAGES := protobuf-compiler protobuf-compiler-grpc protoc-gen-go protoc-gen-go-grpc \
@@ -88,7 +118,7 @@ node-deps: $(NODE_STAMP) ## install the Node.js client's packages from its lockf
 test: setup node-deps ## run the whole test suite against real redis-server and gRPC servers
 	$(PY) -m pytest
 
-lint: setup ## ruff, mypy --strict, buf lint and buf breaking against the main branch
+lint: setup protos-check ## stubs up to date, ruff, mypy --strict, buf lint, buf breaking against main
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy engine_service clients/python/cardengine_client
@@ -120,5 +150,5 @@ load: setup ## load test: many clients play whole games, then every stored game 
 golden: setup ## rewrite tests/golden/ after an intended rules change
 	$(PY) -m tests.golden.record
 
-clean: ## remove the virtualenv, generated stubs and local data
-	rm -rf $(VENV) $(GEN_ROOT)/cardengine var results clients/node/node_modules clients/*/generated
+clean: ## remove the virtualenv, build output and local data (the committed stubs stay)
+	rm -rf $(VENV) var results build clients/python/build clients/node/node_modules clients/*/generated

@@ -10,7 +10,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from cardengine.internal.v1 import guandan_state_pb2, snapshot_pb2
 from cardengine.v1 import cards_pb2, game_pb2, guandan_pb2
 
 from engine_service.codec.cards import (
@@ -51,6 +50,7 @@ from engine_service.games.guandan.state import (
     Tribute,
 )
 from engine_service.games.guandan.view import GuandanView
+from engine_service.storage_pb import guandan_state_pb2, snapshot_pb2
 
 _SHAPE_PREFIX: Final = "SHAPE_"
 _SHAPES: Final[Mapping[Shape, guandan_pb2.GuandanReading.Shape.ValueType]] = {

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cardengine.internal.v1 import hearts_state_pb2, snapshot_pb2
 from cardengine.v1 import game_pb2, hearts_pb2
 
 from engine_service.codec.cards import decode_card, decode_distinct_cards, encode_cards
@@ -30,6 +29,7 @@ from engine_service.games.hearts.events import (
 from engine_service.games.hearts.scoring import trick_points
 from engine_service.games.hearts.state import FinishedHand, HeartsState, Phase, Trick
 from engine_service.games.hearts.view import HeartsView
+from engine_service.storage_pb import hearts_state_pb2, snapshot_pb2
 
 
 def _encode_trick(trick: Trick) -> hearts_pb2.HeartsTrick:

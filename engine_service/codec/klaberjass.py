@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from cardengine.internal.v1 import klaberjass_state_pb2, snapshot_pb2
 from cardengine.v1 import cards_pb2, game_pb2, klaberjass_pb2
 from google.protobuf.message import Message
 
@@ -50,6 +49,7 @@ from engine_service.games.klaberjass.state import (
     Trick,
 )
 from engine_service.games.klaberjass.view import KlaberjassView
+from engine_service.storage_pb import klaberjass_state_pb2, snapshot_pb2
 
 # Suit enum numbers in the proto are the domain's suit number plus one; 0 means "none".
 _PROTO_SUIT_OFFSET: Final = 1

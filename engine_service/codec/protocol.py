@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from cardengine.internal.v1 import snapshot_pb2
 from cardengine.v1 import game_pb2
+
+from engine_service.storage_pb import snapshot_pb2
 
 
 class GameCodec(Protocol):

@@ -1,4 +1,4 @@
-"""Stored games and log entries as bytes (``cardengine.internal.v1``).
+"""Stored games and log entries as bytes (``cardengine.internal.v1`` in ``storage_pb``).
 
 The snapshot is deterministic protobuf, so the same game always stores the same bytes and a
 rejected action can be shown to leave them untouched.
@@ -10,13 +10,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from cardengine.internal.v1 import snapshot_pb2
 from cardengine.v1 import game_pb2
 
 from engine_service.codec.registry import CODECS
 from engine_service.core.errors import MalformedRequest
 from engine_service.core.events import Event
 from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
+from engine_service.storage_pb import snapshot_pb2
 
 PLAYER_TYPES: Final[Mapping[PlayerKind, game_pb2.PlayerType.ValueType]] = {
     PlayerKind.HUMAN: game_pb2.PLAYER_TYPE_HUMAN,

@@ -16,68 +16,46 @@ version once, in order, as if nothing had happened.
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Iterator, Sequence
-from types import MappingProxyType, TracebackType
-from typing import Final, Self, TypeAlias, TypeVar
+from types import TracebackType
+from typing import Self, TypeVar
 
 import grpc
 from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc, game_pb2
 
-from cardengine_client.errors import (
-    EngineError,
-    Internal,
-    Unavailable,
-    VersionExpired,
-    WatcherTooSlow,
-    from_rpc_error,
+from cardengine_client._shared import (
+    LANGUAGE_KEY,
+    LOG_PAGE_SIZE,
+    PLAYER_TYPES,
+    SEAT_TOKEN_KEY,
+    ClientSettings,
+    PageTokens,
+    SeatSpec,
+    WatchItem,
+    WatchState,
+    action_log_request,
+    create_game_request,
+    player_type,
+    submit_request,
+    view_request,
+    watch_request,
 )
+from cardengine_client.errors import EngineError, from_rpc_error
 
-SEAT_TOKEN_KEY: Final = "x-seat-token"
-"""The gRPC metadata key that carries a seat's secret token."""
-
-LANGUAGE_KEY: Final = "accept-language"
-"""The gRPC metadata key naming the languages wanted for texts (error explanations, summaries)."""
-
-PLAYER_TYPES: Final = MappingProxyType(
-    {
-        "human": game_pb2.PLAYER_TYPE_HUMAN,
-        "random": game_pb2.PLAYER_TYPE_BOT_RANDOM,
-        "heuristic": game_pb2.PLAYER_TYPE_BOT_HEURISTIC,
-    }
-)
-"""Short names accepted by :meth:`EngineClient.create_game` for each seat."""
-
-SeatSpec: TypeAlias = "game_pb2.PlayerType.ValueType | str"
-"""A seat of :meth:`EngineClient.create_game`: a PlayerType value or a key of PLAYER_TYPES."""
-
-WatchItem: TypeAlias = "engine_service_pb2.GameUpdate | engine_service_pb2.GameEnded"
-"""What a :class:`GameWatch` yields: one update per version, then ``GameEnded`` if it ends."""
-
-LOG_PAGE_SIZE: Final = 200
-"""Entries asked for per page when :meth:`EngineClient.action_log_entries` pages by itself."""
+__all__ = [
+    "LANGUAGE_KEY",
+    "LOG_PAGE_SIZE",
+    "PLAYER_TYPES",
+    "SEAT_TOKEN_KEY",
+    "EngineClient",
+    "GameWatch",
+    "SeatSpec",
+    "WatchItem",
+    "player_type",
+]
 
 _Request = TypeVar("_Request")
 _Response = TypeVar("_Response")
-
-
-def player_type(seat: SeatSpec) -> game_pb2.PlayerType.ValueType:
-    """The PlayerType of a seat given by value or short name.
-
-    Raises:
-        ValueError: an unknown short name.
-    """
-    if not isinstance(seat, str):
-        return seat
-    try:
-        return PLAYER_TYPES[seat.lower()]
-    except KeyError:
-        known = ", ".join(PLAYER_TYPES)
-        raise ValueError(f"unknown player type {seat!r}; expected one of {known}") from None
-
-
-def _token_metadata(token: str | None) -> tuple[tuple[str, str], ...]:
-    return ((SEAT_TOKEN_KEY, token),) if token is not None else ()
 
 
 class EngineClient:
@@ -108,15 +86,12 @@ class EngineClient:
         timeout: float | None = 30.0,
         language: str | None = None,
     ) -> None:
-        if retries < 0:
-            raise ValueError(f"retries must be at least 0, got {retries}")
+        self._settings = ClientSettings(
+            retries=retries, backoff=backoff, timeout=timeout, language=language
+        )
         self._owns_channel = channel is None
         self._channel = channel if channel is not None else grpc.insecure_channel(target)
         self._stub = engine_service_pb2_grpc.EngineServiceStub(self._channel)
-        self._retries = retries
-        self._backoff = backoff
-        self._timeout = timeout
-        self._language = language
 
     def close(self) -> None:
         """Close the channel if this client opened it."""
@@ -152,11 +127,7 @@ class EngineClient:
             ValueError: a seat's short name is unknown (nothing was sent).
             InvalidArgument: unknown game type, wrong seat count or a bad option value.
         """
-        request = engine_service_pb2.CreateGameRequest(
-            game_type=game_type, options=options, seats=[player_type(seat) for seat in seats]
-        )
-        if seed is not None:
-            request.seed = seed
+        request = create_game_request(game_type, seats, options, seed)
         return self._call(self._stub.CreateGame, request)
 
     def view(
@@ -167,8 +138,7 @@ class EngineClient:
         Raises:
             NotFound, Unauthenticated, PermissionDenied, InvalidArgument.
         """
-        request = engine_service_pb2.GetGameViewRequest(game_id=game_id, seat=seat)
-        return self._call(self._stub.GetGameView, request, token).view
+        return self._call(self._stub.GetGameView, view_request(game_id, seat), token).view
 
     def submit(
         self,
@@ -190,13 +160,7 @@ class EngineClient:
             Aborted: the game is no longer at ``expected_version``: reload and decide again.
             InvalidArgument, NotFound, Unauthenticated, PermissionDenied.
         """
-        request = engine_service_pb2.SubmitActionRequest(
-            game_id=game_id,
-            seat=seat,
-            expected_version=expected_version,
-            request_id=request_id if request_id is not None else str(uuid.uuid4()),
-            action=action,
-        )
+        request = submit_request(game_id, seat, action, expected_version, request_id)
         return self._call(self._stub.SubmitAction, request, token).view
 
     def action_log(
@@ -220,13 +184,7 @@ class EngineClient:
         Raises:
             NotFound, Unauthenticated, PermissionDenied, InvalidArgument (bad page size/token).
         """
-        request = engine_service_pb2.GetActionLogRequest(
-            game_id=game_id,
-            seat=seat,
-            page_size=page_size,
-            page_token=page_token,
-            from_index=from_index,
-        )
+        request = action_log_request(game_id, seat, page_size, page_token, from_index)
         return self._call(self._stub.GetActionLog, request, token)
 
     def action_log_pages(
@@ -245,9 +203,9 @@ class EngineClient:
                 would never end).
             NotFound, Unauthenticated, PermissionDenied, InvalidArgument.
         """
-        token_seen: set[str] = set()
-        page_token = ""
-        while True:
+        tokens = PageTokens()
+        page_token: str | None = ""
+        while page_token is not None:
             page = self.action_log(
                 game_id,
                 seat,
@@ -257,12 +215,7 @@ class EngineClient:
                 from_index=from_index,
             )
             yield page
-            page_token = page.next_page_token
-            if not page_token:
-                return
-            if page_token in token_seen:
-                raise Internal(grpc.StatusCode.INTERNAL, "GetActionLog repeated a page token")
-            token_seen.add(page_token)
+            page_token = tokens.after(page)
 
     def action_log_entries(
         self,
@@ -324,25 +277,15 @@ class EngineClient:
             Cancelled: this client's channel was closed under the watch.
             InvalidArgument, NotFound, Unauthenticated, PermissionDenied.
         """
-        request = engine_service_pb2.WatchGameRequest(
-            game_id=game_id, seat=seat, from_version=from_version, events_only=events_only
-        )
-        return GameWatch(self, request, token, reload_on_expiry=reload_on_expiry)
+        request = watch_request(game_id, seat, from_version, events_only)
+        state = WatchState(request, settings=self._settings, reload_on_expiry=reload_on_expiry)
+        return GameWatch(self, state, token)
 
     def _open_watch(
         self, request: engine_service_pb2.WatchGameRequest, token: str | None
     ) -> grpc.CallIterator[engine_service_pb2.WatchGameResponse]:
         """Start one WatchGame call (no deadline: a game lasts as long as its players)."""
-        return self._stub.WatchGame(request, metadata=self._metadata(token))
-
-    def _metadata(self, token: str | None) -> tuple[tuple[str, str], ...]:
-        """The seat token and the language, as far as each is set."""
-        language = ((LANGUAGE_KEY, self._language),) if self._language else ()
-        return _token_metadata(token) + language
-
-    def _pause(self, attempt: int) -> None:
-        """Wait before retry number ``attempt`` (from 0): the backoff, doubled each time."""
-        time.sleep(self._backoff * 2**attempt)
+        return self._stub.WatchGame(request, metadata=self._settings.metadata(token))
 
     def _call(
         self,
@@ -351,27 +294,17 @@ class EngineClient:
         token: str | None = None,
     ) -> _Response:
         """Run one unary call, retrying UNAVAILABLE with exponential backoff."""
-        metadata = self._metadata(token)
+        metadata = self._settings.metadata(token)
         attempt = 0
         while True:
             try:
-                return method(request, timeout=self._timeout, metadata=metadata)
+                return method(request, timeout=self._settings.timeout, metadata=metadata)
             except grpc.RpcError as rpc_error:
                 error = from_rpc_error(rpc_error)
-                if error.code is not grpc.StatusCode.UNAVAILABLE or attempt >= self._retries:
+                if not self._settings.retry(error, attempt):
                     raise error from rpc_error
-            self._pause(attempt)
+            time.sleep(self._settings.delay(attempt))
             attempt += 1
-
-
-def _resumable(error: EngineError) -> bool:
-    """Whether watching again from the last version can get past ``error``.
-
-    UNAVAILABLE covers dropped connections and a server shutting down; WATCHER_TOO_SLOW is the
-    service shedding a reader that fell behind. A stream that ends without GameEnded is
-    treated as a drop too (:meth:`GameWatch.__next__`).
-    """
-    return isinstance(error, WatcherTooSlow) or error.code is grpc.StatusCode.UNAVAILABLE
 
 
 class GameWatch(Iterator[WatchItem]):
@@ -383,44 +316,31 @@ class GameWatch(Iterator[WatchItem]):
     to watch again from on another channel if this one fails for good.
     """
 
-    def __init__(
-        self,
-        client: EngineClient,
-        request: engine_service_pb2.WatchGameRequest,
-        token: str | None,
-        *,
-        reload_on_expiry: bool,
-    ) -> None:
+    def __init__(self, client: EngineClient, state: WatchState, token: str | None) -> None:
         self._client = client
-        self._request = request
+        self._state = state
         self._token = token
-        self._reload_on_expiry = reload_on_expiry
-        self._version = request.from_version
         self._call: grpc.CallIterator[engine_service_pb2.WatchGameResponse] | None = None
         self._messages: Iterator[engine_service_pb2.WatchGameResponse] = iter(())
-        self._failures = 0
-        self._opened = 0
-        self._closed = False
-        self._ended = False
 
     @property
     def version(self) -> int:
         """The last version received (``from_version`` until the first update arrives)."""
-        return self._version
+        return self._state.version
 
     @property
     def reopened(self) -> int:
         """How many times the stream was opened again after the first (for logs and tests)."""
-        return max(0, self._opened - 1)
+        return self._state.reopened
 
     @property
     def ended(self) -> bool:
         """Whether ``GameEnded`` has been received."""
-        return self._ended
+        return self._state.ended
 
     def close(self) -> None:
         """Stop watching: cancel the stream; iteration stops. Safe from another thread."""
-        self._closed = True
+        self._state.closed = True
         self._stop_call()
 
     def __enter__(self) -> Self:
@@ -438,91 +358,39 @@ class GameWatch(Iterator[WatchItem]):
         return self
 
     def __next__(self) -> WatchItem:
-        while not (self._closed or self._ended):
+        while not self._state.done:
             response = self._receive()
-            if response is None:
-                continue
-            kind = response.WhichOneof("message")
-            if kind == "update":
-                update = self._accept(response.update)
-                if update is not None:
-                    return update
-            elif kind == "ended":
-                self._ended = True
-                self._version = max(self._version, response.ended.version)
-                self._stop_call()
-                return response.ended
-            # A heartbeat (or a message kind newer than this client) only shows the stream is
-            # alive, which is what the failure count needs to know.
-            self._failures = 0
+            item = self._state.take(response) if response is not None else None
+            if item is not None:
+                if self._state.ended:
+                    self._stop_call()
+                return item
         raise StopIteration
 
     def _receive(self) -> engine_service_pb2.WatchGameResponse | None:
         """The next message of the stream, opening it as needed; ``None`` after a failure.
 
-        A failure that watching again can get past is counted and waited out here; any
-        other is raised.
+        A failure that watching again can get past is waited out here; any other is raised.
         """
         if self._call is None:
-            self._opened += 1
-            self._request.from_version = self._version
-            self._call = self._client._open_watch(self._request, self._token)
+            self._call = self._client._open_watch(self._state.open_request(), self._token)
             self._messages = iter(self._call)
+        error: EngineError
+        cause: grpc.RpcError | None = None
         try:
             return next(self._messages)
         except StopIteration:
-            self._call = None
-            if self._closed:
-                return None
-            # The service ends a stream only after GameEnded; an earlier end is a cut.
-            cut = Unavailable(grpc.StatusCode.UNAVAILABLE, "the stream ended before the game")
-            self._fail(cut, None)
+            error = self._state.cut()
         except grpc.RpcError as rpc_error:
-            self._call = None
-            if self._closed:
-                return None
-            error = from_rpc_error(rpc_error)
-            if isinstance(error, VersionExpired) and self._reload_on_expiry:
-                return self._reload()
-            self._fail(error, rpc_error)
-        return None
-
-    def _fail(self, error: EngineError, cause: grpc.RpcError | None) -> None:
-        """Wait before watching again after ``error``, or raise it if that cannot help."""
-        if not _resumable(error) or self._failures >= self._client._retries:
-            raise error from cause
-        self._client._pause(self._failures)
-        self._failures += 1
-
-    def _accept(
-        self, update: engine_service_pb2.GameUpdate
-    ) -> engine_service_pb2.GameUpdate | None:
-        """The update to yield, or ``None`` for one already yielded.
-
-        Raises:
-            Internal: the stream skipped versions (the service promises it never does).
-        """
-        first = self._request.from_version == 0 and self._version == 0
-        if not first and update.version <= self._version:
+            error, cause = from_rpc_error(rpc_error), rpc_error
+        self._call = None
+        if self._state.closed:
             return None
-        if not first and update.version != self._version + 1:
-            raise Internal(
-                grpc.StatusCode.INTERNAL,
-                f"WatchGame jumped from version {self._version} to {update.version}",
-            )
-        self._version = update.version
-        self._failures = 0
-        return update
-
-    def _reload(self) -> engine_service_pb2.WatchGameResponse:
-        """The current view as an update, after VERSION_EXPIRED; the watch goes on from it."""
-        request = self._request
-        seat = request.seat if request.HasField("seat") else None
-        view = self._client.view(request.game_id, seat, self._token)
-        self._version = view.version - 1  # so that _accept takes it as the next version
-        return engine_service_pb2.WatchGameResponse(
-            update=engine_service_pb2.GameUpdate(version=view.version, view=view)
-        )
+        if self._state.reloads(error):
+            state = self._state
+            return state.reloaded(self._client.view(state.request.game_id, state.seat, self._token))
+        time.sleep(self._state.failure(error, cause))
+        return None
 
     def _stop_call(self) -> None:
         """Cancel the open call, if any (grpc's stubs leave ``cancel`` untyped)."""

@@ -247,16 +247,19 @@ def from_status(
 
 
 def from_rpc_error(err: grpc.RpcError) -> EngineError:
-    """The typed exception for an error raised by a gRPC call.
+    """The typed exception for an error raised by a gRPC call, blocking or asyncio.
 
-    A status whose details disagree with the call's code or message (which ``grpc_status``
-    reports as ``ValueError``) is treated as having no details: the call's own code is what
-    the transport acted on.
+    Both ``grpc.Call`` errors and ``grpc.aio.AioRpcError`` carry their code, details and
+    trailing metadata synchronously, so one conversion serves both clients. A status whose
+    details disagree with the call's code or message (which ``grpc_status`` reports as
+    ``ValueError``) is treated as having no details: the call's own code is what the
+    transport acted on.
     """
-    if not isinstance(err, grpc.Call):
+    if not isinstance(err, grpc.Call | grpc.aio.AioRpcError):
         return Internal(grpc.StatusCode.UNKNOWN, str(err) or type(err).__name__)
     try:
-        status = rpc_status.from_call(err)
+        # An AioRpcError has the same synchronous code/details/trailing_metadata methods.
+        status = rpc_status.from_call(err)  # type: ignore[arg-type]
     except ValueError:
         status = None
     return from_status(err.code(), status, err.details() or "")

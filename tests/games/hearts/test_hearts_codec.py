@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 
-from cardengine.internal.v1 import snapshot_pb2
 from cardengine.v1 import game_pb2, hearts_pb2
 from hearts_positions import last_trick, play
 
@@ -27,6 +26,7 @@ from engine_service.games.hearts.events import (
 )
 from engine_service.games.hearts.rules import HeartsRules
 from engine_service.games.hearts.state import HeartsState, PassDirection
+from engine_service.storage_pb import snapshot_pb2
 from tests.games.positions import cards
 
 RULES = HeartsRules()

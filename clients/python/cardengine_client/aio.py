@@ -1,0 +1,341 @@
+"""The asyncio flavour of :class:`~cardengine_client.EngineClient`, on ``grpc.aio``.
+
+The same methods with the same arguments, awaited; the same typed errors from
+:mod:`cardengine_client.errors`; the same retry of UNAVAILABLE (``submit`` keeps its
+``request_id``); ``watch`` is an async iterator that resumes by itself. Requests, metadata,
+the retry rule and the watch bookkeeping come from the code the blocking client uses
+(``cardengine_client._shared``), so the two behave alike by construction.
+
+>>> async def main():  # doctest: +SKIP
+...     async with AsyncEngineClient("127.0.0.1:50051") as client:
+...         game = await client.create_game("hearts", ["human", "random", "random", "random"])
+...         token = game.seat_tokens[0].token
+...         async for update in client.watch(game.game_id, seat=0, token=token):
+...             print(update.version)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from types import TracebackType
+from typing import Self, TypeVar
+
+import grpc
+from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc, game_pb2
+
+from cardengine_client._shared import (
+    LOG_PAGE_SIZE,
+    ClientSettings,
+    PageTokens,
+    SeatSpec,
+    WatchItem,
+    WatchState,
+    action_log_request,
+    create_game_request,
+    submit_request,
+    view_request,
+    watch_request,
+)
+from cardengine_client.errors import EngineError, from_rpc_error
+
+__all__ = ["AsyncEngineClient", "AsyncGameWatch"]
+
+_Request = TypeVar("_Request")
+_Response = TypeVar("_Response")
+
+
+class AsyncEngineClient:
+    """An asyncio connection to one engine service; see :class:`~cardengine_client.EngineClient`.
+
+    Args:
+        target: ``"host:port"`` of the service (ignored when ``channel`` is given).
+        channel: a ready ``grpc.aio`` channel to use instead; the caller keeps it and
+            :meth:`close` leaves it open.
+        retries, backoff, timeout, language: as for ``EngineClient``.
+
+    Raises (from every call):
+        EngineError: a subclass per status family, see :mod:`cardengine_client.errors`.
+    """
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        channel: grpc.aio.Channel | None = None,
+        retries: int = 3,
+        backoff: float = 0.05,
+        timeout: float | None = 30.0,
+        language: str | None = None,
+    ) -> None:
+        self._settings = ClientSettings(
+            retries=retries, backoff=backoff, timeout=timeout, language=language
+        )
+        self._owns_channel = channel is None
+        self._channel = channel if channel is not None else grpc.aio.insecure_channel(target)
+        self._stub = engine_service_pb2_grpc.EngineServiceStub(self._channel)
+
+    async def close(self) -> None:
+        """Close the channel if this client opened it."""
+        if self._owns_channel:
+            await self._channel.close(None)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def list_game_types(self) -> engine_service_pb2.ListGameTypesResponse:
+        """The game types the service hosts, with their options and defaults."""
+        request = engine_service_pb2.ListGameTypesRequest()
+        return await self._call(self._stub.ListGameTypes, request)
+
+    async def create_game(
+        self,
+        game_type: str,
+        seats: Sequence[SeatSpec],
+        *,
+        options: game_pb2.GameOptions | None = None,
+        seed: int | None = None,
+    ) -> engine_service_pb2.CreateGameResponse:
+        """Create a game, as :meth:`EngineClient.create_game <cardengine_client.EngineClient>`."""
+        request = create_game_request(game_type, seats, options, seed)
+        return await self._call(self._stub.CreateGame, request)
+
+    async def view(
+        self, game_id: str, seat: int | None = None, token: str | None = None
+    ) -> game_pb2.GameView:
+        """A seat's view (with its token) or, with no seat, a spectator's view."""
+        response = await self._call(self._stub.GetGameView, view_request(game_id, seat), token)
+        return response.view
+
+    async def submit(
+        self,
+        game_id: str,
+        seat: int,
+        token: str,
+        action: game_pb2.Action,
+        expected_version: int,
+        request_id: str | None = None,
+    ) -> game_pb2.GameView:
+        """Submit ``action`` for ``seat``; the same ``request_id`` goes with every retry.
+
+        Raises:
+            IllegalAction: the rules forbid it (see ``rule_id`` and ``reason``).
+            Aborted: the game is no longer at ``expected_version``: reload and decide again.
+            InvalidArgument, NotFound, Unauthenticated, PermissionDenied.
+        """
+        request = submit_request(game_id, seat, action, expected_version, request_id)
+        return (await self._call(self._stub.SubmitAction, request, token)).view
+
+    async def action_log(
+        self,
+        game_id: str,
+        seat: int | None = None,
+        token: str | None = None,
+        *,
+        page_size: int = 0,
+        page_token: str = "",
+        from_index: int = 0,
+    ) -> engine_service_pb2.GetActionLogResponse:
+        """One page of the game's action log (the defaults: the whole log)."""
+        request = action_log_request(game_id, seat, page_size, page_token, from_index)
+        return await self._call(self._stub.GetActionLog, request, token)
+
+    async def action_log_pages(
+        self,
+        game_id: str,
+        seat: int | None = None,
+        token: str | None = None,
+        *,
+        page_size: int = LOG_PAGE_SIZE,
+        from_index: int = 0,
+    ) -> AsyncIterator[engine_service_pb2.GetActionLogResponse]:
+        """Every page of the log from ``from_index``, fetched lazily, each ``page_size`` long."""
+        tokens = PageTokens()
+        page_token: str | None = ""
+        while page_token is not None:
+            page = await self.action_log(
+                game_id,
+                seat,
+                token,
+                page_size=page_size,
+                page_token=page_token,
+                from_index=from_index,
+            )
+            yield page
+            page_token = tokens.after(page)
+
+    async def action_log_entries(
+        self,
+        game_id: str,
+        seat: int | None = None,
+        token: str | None = None,
+        *,
+        page_size: int = LOG_PAGE_SIZE,
+        from_index: int = 0,
+    ) -> AsyncIterator[game_pb2.LogEntry]:
+        """Every log entry from ``from_index`` on, in order, paging as it goes."""
+        pages = self.action_log_pages(
+            game_id, seat, token, page_size=page_size, from_index=from_index
+        )
+        async for page in pages:
+            for entry in page.entries:
+                yield entry
+
+    def watch(
+        self,
+        game_id: str,
+        seat: int | None = None,
+        token: str | None = None,
+        from_version: int = 0,
+        events_only: bool = False,
+        *,
+        reload_on_expiry: bool = False,
+    ) -> AsyncGameWatch:
+        """Follow a game as it is played: ``async for`` one update per version, in order.
+
+        The arguments and the resuming are those of ``EngineClient.watch``: a dropped
+        connection, UNAVAILABLE or WATCHER_TOO_SLOW re-opens the stream from the last
+        version received (up to ``retries`` times in a row), then ``GameEnded`` ends it.
+        """
+        request = watch_request(game_id, seat, from_version, events_only)
+        state = WatchState(request, settings=self._settings, reload_on_expiry=reload_on_expiry)
+        return AsyncGameWatch(self, state, token)
+
+    def _open_watch(
+        self, request: engine_service_pb2.WatchGameRequest, token: str | None
+    ) -> grpc.aio.UnaryStreamCall[
+        engine_service_pb2.WatchGameRequest, engine_service_pb2.WatchGameResponse
+    ]:
+        """Start one WatchGame call (no deadline: a game lasts as long as its players)."""
+        return self._stub.WatchGame(request, metadata=self._settings.metadata(token))
+
+    async def _call(
+        self,
+        method: grpc.aio.UnaryUnaryMultiCallable[_Request, _Response],
+        request: _Request,
+        token: str | None = None,
+    ) -> _Response:
+        """Run one unary call, retrying UNAVAILABLE with exponential backoff."""
+        metadata = self._settings.metadata(token)
+        attempt = 0
+        while True:
+            try:
+                return await method(request, timeout=self._settings.timeout, metadata=metadata)
+            except grpc.aio.AioRpcError as rpc_error:
+                error = from_rpc_error(rpc_error)
+                if not self._settings.retry(error, attempt):
+                    raise error from rpc_error
+            await asyncio.sleep(self._settings.delay(attempt))
+            attempt += 1
+
+
+class AsyncGameWatch(AsyncIterator[WatchItem]):
+    """A resuming ``WatchGame`` stream; made by :meth:`AsyncEngineClient.watch`.
+
+    ``async for`` it for ``GameUpdate`` messages with consecutive versions, then a final
+    ``GameEnded``. :attr:`version` is the last version received. :meth:`close` (or leaving
+    an ``async with`` block) cancels the stream and ends the iteration.
+    """
+
+    def __init__(self, client: AsyncEngineClient, state: WatchState, token: str | None) -> None:
+        self._client = client
+        self._state = state
+        self._token = token
+        self._call: (
+            grpc.aio.UnaryStreamCall[
+                engine_service_pb2.WatchGameRequest, engine_service_pb2.WatchGameResponse
+            ]
+            | None
+        ) = None
+        self._messages: AsyncIterator[engine_service_pb2.WatchGameResponse] | None = None
+
+    @property
+    def version(self) -> int:
+        """The last version received (``from_version`` until the first update arrives)."""
+        return self._state.version
+
+    @property
+    def reopened(self) -> int:
+        """How many times the stream was opened again after the first."""
+        return self._state.reopened
+
+    @property
+    def ended(self) -> bool:
+        """Whether ``GameEnded`` has been received."""
+        return self._state.ended
+
+    def close(self) -> None:
+        """Stop watching: cancel the stream; iteration stops."""
+        self._state.closed = True
+        self._stop_call()
+
+    async def aclose(self) -> None:
+        """:meth:`close`, awaitable (for ``contextlib.aclosing``)."""
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> WatchItem:
+        while not self._state.done:
+            response = await self._receive()
+            item = self._state.take(response) if response is not None else None
+            if item is not None:
+                if self._state.ended:
+                    self._stop_call()
+                return item
+        raise StopAsyncIteration
+
+    async def _receive(self) -> engine_service_pb2.WatchGameResponse | None:
+        """The next message of the stream, opening it as needed; ``None`` after a failure."""
+        if self._call is None or self._messages is None:
+            self._call = self._client._open_watch(self._state.open_request(), self._token)
+            self._messages = aiter(self._call)
+        error: EngineError
+        cause: BaseException | None = None
+        try:
+            return await anext(self._messages)
+        except StopAsyncIteration:
+            error = self._state.cut()
+        except grpc.aio.AioRpcError as rpc_error:
+            error, cause = from_rpc_error(rpc_error), rpc_error
+        except asyncio.CancelledError:
+            # close() cancelled the call under us; a cancelled task still gets its error.
+            task = asyncio.current_task()
+            if not self._state.closed or (task is not None and task.cancelling()):
+                raise
+            return None
+        self._call = self._messages = None
+        if self._state.closed:
+            return None
+        if self._state.reloads(error):
+            state = self._state
+            view = await self._client.view(state.request.game_id, state.seat, self._token)
+            return state.reloaded(view)
+        await asyncio.sleep(self._state.failure(error, cause))
+        return None
+
+    def _stop_call(self) -> None:
+        """Cancel the open call, if any."""
+        call, self._call, self._messages = self._call, None, None
+        if call is not None:
+            call.cancel()
