@@ -2,7 +2,10 @@
 
 play-hearts.js follows the game through the WatchGame stream, so besides the result these
 check that it saw every version once, and that its watch resumes by itself when a proxy in
-front of the service cuts the connection under it. Skipped only where ``node`` is not
+front of the service cuts the connection under it. The client's own node --test suite
+(clients/node/test: watch, log paging, decoded error details, retries, the TypeScript types)
+runs against the service too, and the package from ``npm pack`` is installed into a clean
+folder and used there. Skipped only where ``node`` is not
 installed; ``make test`` installs Node.js and runs ``npm ci`` for clients/node first, so CI
 always runs it.
 """
@@ -140,4 +143,69 @@ def test_node_client_tests_pass_against_the_service(
     )
     assert finished.returncode == 0, finished.stdout + finished.stderr
     assert "# fail 0" in finished.stdout
-    assert "# pass 4" in finished.stdout
+    assert "# pass 11" in finished.stdout
+
+
+INSTALLED_SCRIPT = r"""
+const { createClient, chooseCards, errorDetails, PROTOS_DIR } = require('cardengine-client');
+(async () => {
+  const client = createClient(process.argv[2], { language: 'de', timeoutMs: 20000 });
+  try {
+    const seats = ['PLAYER_TYPE_HUMAN', ...Array(3).fill('PLAYER_TYPE_BOT_RANDOM')];
+    const game = await client.createGame('hearts', seats, 3);
+    const token = game.seat_tokens[0].token;
+    const view = await client.view(game.game_id, 0, token);
+    const [choice] = view.legal_choices;
+    const error = await client
+      .submit(game.game_id, 0, token, chooseCards(choice, choice.cards.slice(0, 1)), view.version)
+      .then(() => null, (failure) => failure);
+    const details = errorDetails(error);
+    console.log(JSON.stringify({ game_id: game.game_id, code: error && error.code, reason: details.reason,
+      ruleId: details.ruleId, locale: details.localizedMessage && details.localizedMessage.locale,
+      protos: PROTOS_DIR }));
+  } finally {
+    client.close();
+  }
+})().catch((error) => { console.error(error); process.exit(1); });
+"""
+
+
+def test_node_client_package_installs_into_a_clean_folder(
+    node: str, engine_address: str, tmp_path: Path
+) -> None:
+    """``npm pack`` ships the protos and types; the tarball works where no repository is."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed: the packed Node.js client not tested")
+    env = {**os.environ, "npm_config_update_notifier": "false", "npm_config_fund": "false"}
+    env.pop("CARDENGINE_PROTOS", None)
+
+    def run(*args: str, cwd: Path, timeout: float) -> str:
+        finished = subprocess.run(
+            args, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env, check=False
+        )
+        assert finished.returncode == 0, finished.stdout + finished.stderr
+        return finished.stdout
+
+    packs = tmp_path / "pack"
+    packs.mkdir()
+    run(npm, "pack", "--pack-destination", str(packs), cwd=NODE_CLIENT, timeout=180)
+    assert not (NODE_CLIENT / "protos").exists()  # postpack removed the copy again
+    [tarball] = packs.glob("cardengine-client-*.tgz")
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "package.json").write_text('{"name": "app", "private": true}\n')
+    run(npm, "install", "--prefer-offline", "--no-audit", str(tarball), cwd=app, timeout=300)
+    installed = app / "node_modules" / "cardengine-client"
+    assert (installed / "protos" / "cardengine" / "v1" / "engine_service.proto").is_file()
+    assert (installed / "protos" / "google" / "rpc" / "error_details.proto").is_file()
+    assert (installed / "types" / "index.d.ts").is_file()
+    assert (installed / "types" / "generated" / "cardengine" / "v1" / "GameView.d.ts").is_file()
+    assert not (app / "node_modules" / "google-proto-files").exists()  # a build-time source only
+    (app / "refusal.js").write_text(INSTALLED_SCRIPT)
+    result = json.loads(run(node, "refusal.js", engine_address, cwd=app, timeout=120))
+    assert result["code"] == 9  # FAILED_PRECONDITION
+    assert result["reason"] == "WRONG_PASS_SIZE"
+    assert result["ruleId"] == "H-R2"
+    assert result["locale"] == "de"
+    assert Path(result["protos"]) == installed / "protos"

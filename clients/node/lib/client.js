@@ -1,99 +1,41 @@
 'use strict';
 // A small promise-based client of cardengine.v1.EngineService.
 //
-// The messages are loaded at run time from the repository's protos/ directory with
-// @grpc/proto-loader, so no generated code is needed: the .proto files are the contract.
-// Seat tokens travel as the "x-seat-token" metadata entry, as in the Python client.
+// The messages are loaded at run time with @grpc/proto-loader from the repository's protos/
+// directory, or from the copy an installed package carries (lib/protos.js), so no generated
+// code is needed: the .proto files are the contract. Seat tokens travel as the "x-seat-token"
+// metadata entry, as in the Python client; the `language` option as "accept-language".
+// Failed calls keep their gRPC error; errorDetails() (lib/errors.js) decodes its google.rpc
+// details. Reads, and SubmitAction with its same request_id, are retried after UNAVAILABLE.
 //
 // watch() follows a game through the WatchGame stream as an async iterator that resumes by
 // itself: after a dropped connection, UNAVAILABLE or WATCHER_TOO_SLOW it watches again from the
 // last version received, so the caller sees every version once, in order.
 
 const crypto = require('node:crypto');
-const path = require('node:path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
+const { errorDetails, errorInfo } = require('./errors');
+const { SERVICE_PROTO, cardengineProtosDir } = require('./protos');
 
 const SEAT_TOKEN_KEY = 'x-seat-token';
-const PROTOS_DIR = process.env.CARDENGINE_PROTOS || path.resolve(__dirname, '..', '..', '..', 'protos');
+const LANGUAGE_KEY = 'accept-language';
 
 // Field names as in the .proto files, enums as their names, 64-bit integers as strings
 // (versions and seeds can exceed 2^53), and the name of the set field of every oneof.
 const LOADER_OPTIONS = { keepCase: true, enums: String, longs: String, defaults: true, oneofs: true };
 
-function loadDefinition(protosDir = PROTOS_DIR) {
-  return protoLoader.loadSync('cardengine/v1/engine_service.proto', {
+function loadDefinition(protosDir = cardengineProtosDir()) {
+  return protoLoader.loadSync(SERVICE_PROTO, {
     ...LOADER_OPTIONS,
     includeDirs: [protosDir],
   });
 }
 
 // The numbers of an enum's value names, e.g. enumNumbers('cardengine.v1.Rank').RANK_ACE === 14.
-function enumNumbers(fullName, protosDir = PROTOS_DIR) {
+function enumNumbers(fullName, protosDir) {
   const values = loadDefinition(protosDir)[fullName].type.value;
   return Object.fromEntries(values.map((value) => [value.name, value.number]));
-}
-
-// The google.rpc.ErrorInfo of a failed call ({ reason, domain, metadata }), read from the
-// grpc-status-details-bin trailer; empty strings when there is none. The trailer is a
-// google.rpc.Status whose details are Any messages; only the few fields needed here are
-// decoded, by hand, so no googleapis .proto files or extra packages are needed.
-function errorInfo(error) {
-  const info = { reason: '', domain: '', metadata: {} };
-  const trailer = error && error.metadata && error.metadata.get('grpc-status-details-bin');
-  if (!trailer || trailer.length === 0) {
-    return info;
-  }
-  try {
-    for (const [number, detail] of wireFields(Buffer.from(trailer[0]))) {
-      if (number !== 3) continue; // Status.details
-      const any = Object.fromEntries(wireFields(detail));
-      if (!String(any[1] || '').endsWith('/google.rpc.ErrorInfo') || !any[2]) continue;
-      for (const [field, value] of wireFields(any[2])) {
-        if (field === 1) info.reason = value.toString('utf8');
-        if (field === 2) info.domain = value.toString('utf8');
-        if (field === 3) {
-          const entry = Object.fromEntries(wireFields(value));
-          info.metadata[String(entry[1] || '')] = String(entry[2] || '');
-        }
-      }
-    }
-  } catch {
-    // A malformed trailer is treated as none: the status code is what the transport acted on.
-  }
-  return info;
-}
-
-// The [field number, value] pairs of a protobuf message: Buffers for length-delimited fields,
-// numbers for varints; fixed-width fields are skipped over.
-function* wireFields(buffer) {
-  let offset = 0;
-  const varint = () => {
-    let value = 0;
-    for (let scale = 1; ; scale *= 128) {
-      if (offset >= buffer.length) throw new Error('truncated varint');
-      const byte = buffer[offset++];
-      value += (byte & 0x7f) * scale;
-      if (byte < 0x80) return value;
-    }
-  };
-  while (offset < buffer.length) {
-    const key = varint();
-    const number = Math.floor(key / 8);
-    const wire = key % 8;
-    if (wire === 0) {
-      yield [number, varint()];
-    } else if (wire === 2) {
-      const length = varint();
-      if (offset + length > buffer.length) throw new Error('truncated field');
-      yield [number, buffer.subarray(offset, offset + length)];
-      offset += length;
-    } else if (wire === 1 || wire === 5) {
-      offset += wire === 1 ? 8 : 4;
-    } else {
-      throw new Error(`unsupported wire type ${wire}`);
-    }
-  }
 }
 
 // Whether watching again from the last version can get past a WatchGame failure: UNAVAILABLE
@@ -192,7 +134,7 @@ class GameWatch {
         const request = { game_id: this.gameId, from_version: String(this.last), events_only: this.eventsOnly };
         if (this.seat !== undefined) request.seat = this.seat;
         this.reopened = Math.max(0, opened++);
-        const call = this.client.stub.WatchGame(request, tokenMetadata(this.token));
+        const call = this.client.stub.WatchGame(request, this.client.metadata(this.token));
         this.call = call;
         let failure;
         try {
@@ -237,40 +179,69 @@ class GameWatch {
   }
 }
 
-function tokenMetadata(token) {
-  const metadata = new grpc.Metadata();
-  if (token !== undefined) {
-    metadata.set(SEAT_TOKEN_KEY, token);
-  }
-  return metadata;
+// Whether a call that failed with `error` may be sent again as it was: UNAVAILABLE means the
+// service did not take it (a refused or dropped connection, storage unreachable: nothing
+// changed), or took it and the reply was lost, which a read or a SubmitAction with the same
+// request_id (the service replays its first reply) makes harmless.
+function retryable(error) {
+  return error.code === grpc.status.UNAVAILABLE;
 }
 
 class EngineClient {
-  // address: "host:port" of the service; timeoutMs: deadline of each call.
-  constructor(address, { timeoutMs = 30000, protosDir } = {}) {
+  // address: "host:port" of the service. options: timeoutMs, the deadline of each call;
+  // language, sent as accept-language so the service explains errors in it (the
+  // LocalizedMessage of errorDetails(); e.g. 'fr' or 'de-CH, de;q=0.8'); retries and backoffMs,
+  // how often and how soon (doubling) a read or SubmitAction is sent again after UNAVAILABLE;
+  // protosDir, where cardengine/v1/*.proto are (default: see lib/protos.js); interceptors,
+  // @grpc/grpc-js client interceptors of every call.
+  constructor(address, { timeoutMs = 30000, protosDir, language, retries = 3, backoffMs = 50, interceptors } = {}) {
     const Service = grpc.loadPackageDefinition(loadDefinition(protosDir)).cardengine.v1.EngineService;
-    this.stub = new Service(address, grpc.credentials.createInsecure());
+    this.stub = new Service(address, grpc.credentials.createInsecure(), interceptors ? { interceptors } : {});
     this.timeoutMs = timeoutMs;
+    this.language = language;
+    this.retries = retries;
+    this.backoffMs = backoffMs;
   }
 
   close() {
     this.stub.close();
   }
 
-  call(method, request, token) {
+  // The metadata of a call: the seat token and the language, when given.
+  metadata(token) {
+    const metadata = new grpc.Metadata();
+    if (token !== undefined) metadata.set(SEAT_TOKEN_KEY, token);
+    if (this.language) metadata.set(LANGUAGE_KEY, this.language);
+    return metadata;
+  }
+
+  once(method, request, token) {
     const deadline = new Date(Date.now() + this.timeoutMs);
     return new Promise((resolve, reject) => {
-      this.stub[method](request, tokenMetadata(token), { deadline }, (error, reply) =>
+      this.stub[method](request, this.metadata(token), { deadline }, (error, reply) =>
         error ? reject(error) : resolve(reply),
       );
     });
   }
 
+  // One call; with retry, sent again (the same request) after UNAVAILABLE up to `retries` times.
+  async call(method, request, token, { retry = false } = {}) {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.once(method, request, token);
+      } catch (error) {
+        if (!retry || !retryable(error) || attempt >= this.retries) throw error;
+        await sleep(this.backoffMs * 2 ** attempt);
+      }
+    }
+  }
+
   listGameTypes() {
-    return this.call('ListGameTypes', {});
+    return this.call('ListGameTypes', {}, undefined, { retry: true });
   }
 
   // seats: PlayerType names, e.g. ["PLAYER_TYPE_HUMAN", "PLAYER_TYPE_BOT_HEURISTIC", ...].
+  // Not retried: CreateGame has no request id, so a lost reply sent again makes a second game.
   createGame(gameType, seats, seed) {
     const request = { game_type: gameType, seats };
     if (seed !== undefined) {
@@ -280,12 +251,14 @@ class EngineClient {
   }
 
   async view(gameId, seat, token) {
-    const reply = await this.call('GetGameView', { game_id: gameId, seat }, token);
+    const reply = await this.call('GetGameView', { game_id: gameId, seat }, token, { retry: true });
     return reply.view;
   }
 
-  // One action chosen from the view of version `expectedVersion`; a fresh request_id each
-  // time (reuse it only to retry the same action after UNAVAILABLE).
+  // One action chosen from the view of version `expectedVersion`. A fresh request_id each time
+  // by default; after UNAVAILABLE the same request (the same request_id) is sent again, and the
+  // service applies it at most once (a repeat gets the reply of the first). Pass requestId
+  // yourself to retry across calls, e.g. after a failure this client gave up on.
   async submit(gameId, seat, token, action, expectedVersion, requestId = crypto.randomUUID()) {
     const request = {
       game_id: gameId,
@@ -294,7 +267,7 @@ class EngineClient {
       request_id: requestId,
       action,
     };
-    const reply = await this.call('SubmitAction', request, token);
+    const reply = await this.call('SubmitAction', request, token, { retry: true });
     return reply.view;
   }
 
@@ -302,7 +275,7 @@ class EngineClient {
   // as pageToken (with the same other arguments) for the next page.
   actionLog(gameId, seat, token, { pageSize = 0, pageToken = '', fromIndex = 0 } = {}) {
     const request = { game_id: gameId, seat, page_size: pageSize, page_token: pageToken, from_index: String(fromIndex) };
-    return this.call('GetActionLog', request, token);
+    return this.call('GetActionLog', request, token, { retry: true });
   }
 
   // Every log entry from fromIndex on, in order, a page at a time.
@@ -327,13 +300,23 @@ class EngineClient {
   }
 }
 
+// new EngineClient(address, options).
+function createClient(address, options) {
+  return new EngineClient(address, options);
+}
+
 module.exports = {
   EngineClient,
+  createClient,
   GameWatch,
   SEAT_TOKEN_KEY,
-  PROTOS_DIR,
   chooseCards,
   enumNumbers,
+  errorDetails,
   errorInfo,
+  LANGUAGE_KEY,
   status: grpc.status,
 };
+
+// The directory cardengine/v1/*.proto are loaded from by default (see lib/protos.js).
+Object.defineProperty(module.exports, 'PROTOS_DIR', { enumerable: true, get: cardengineProtosDir });

@@ -1,0 +1,155 @@
+// Types of the Node.js client's own API (lib/client.js, lib/errors.js), written by hand over
+// the message types generated from the protos (types/generated, by `npm run gen-types`, which
+// prepack runs: proto-loader-gen-types with the options lib/client.js loads the protos with).
+// Replies are the generated `__Output` types: proto field names, enums as their names, 64-bit
+// integers as strings, and each oneof's set field named by a property (`action.hearts.action`).
+// Requests take the permissive input types. Types only: the enum objects the generated files
+// declare (e.g. `PlayerType`) do not exist at run time; use the string names.
+
+import type { Interceptor, Metadata, ServiceError, status as grpcStatus } from '@grpc/grpc-js';
+import type { Action } from './generated/cardengine/v1/Action';
+import type { Action__Output } from './generated/cardengine/v1/Action';
+import type { Card, Card__Output } from './generated/cardengine/v1/Card';
+import type { CardChoice__Output } from './generated/cardengine/v1/CardChoice';
+import type { CreateGameResponse__Output } from './generated/cardengine/v1/CreateGameResponse';
+import type { EngineServiceClient } from './generated/cardengine/v1/EngineService';
+import type { GameEnded__Output } from './generated/cardengine/v1/GameEnded';
+import type { GameUpdate__Output } from './generated/cardengine/v1/GameUpdate';
+import type { GameView__Output } from './generated/cardengine/v1/GameView';
+import type { GetActionLogResponse__Output } from './generated/cardengine/v1/GetActionLogResponse';
+import type { ListGameTypesResponse__Output } from './generated/cardengine/v1/ListGameTypesResponse';
+import type { LogEntry__Output } from './generated/cardengine/v1/LogEntry';
+import type { PlayerType } from './generated/cardengine/v1/PlayerType';
+import type { _google_rpc_BadRequest_FieldViolation__Output } from './generated/google/rpc/BadRequest';
+import type { _google_rpc_PreconditionFailure_Violation__Output } from './generated/google/rpc/PreconditionFailure';
+
+export type * as cardengine from './generated/engine_service';
+
+export type {
+  Action, Action__Output, Card, Card__Output, CardChoice__Output, CreateGameResponse__Output,
+  GameEnded__Output, GameUpdate__Output, GameView__Output, GetActionLogResponse__Output,
+  ListGameTypesResponse__Output, LogEntry__Output, PlayerType,
+};
+
+/** The metadata entry a seat token travels in. */
+export declare const SEAT_TOKEN_KEY: 'x-seat-token';
+/** The metadata entry the `language` option travels in. */
+export declare const LANGUAGE_KEY: 'accept-language';
+/** The directory cardengine/v1/*.proto are loaded from by default. */
+export declare const PROTOS_DIR: string;
+/** gRPC status codes (`status.ABORTED`, ...), as in @grpc/grpc-js. */
+export declare const status: typeof grpcStatus;
+
+export interface ClientOptions {
+  /** The deadline of each unary call, in milliseconds (default 30000). */
+  timeoutMs?: number;
+  /** Sent as accept-language: the language of the errors' LocalizedMessage ('fr', 'de-CH, de;q=0.8'). */
+  language?: string;
+  /** How often a read or SubmitAction is sent again after UNAVAILABLE (default 3). */
+  retries?: number;
+  /** The first wait before such a retry, doubling each time (default 50). */
+  backoffMs?: number;
+  /** Where cardengine/v1/*.proto are (default PROTOS_DIR). */
+  protosDir?: string;
+  /** @grpc/grpc-js client interceptors of every call. */
+  interceptors?: Interceptor[];
+}
+
+export interface WatchOptions {
+  seat?: number;
+  token?: string;
+  /** 0 (the default) starts with an update carrying the current view. */
+  fromVersion?: number | string | bigint;
+  eventsOnly?: boolean;
+  /** On VERSION_EXPIRED reload the view and go on from it instead of rejecting with OUT_OF_RANGE. */
+  reloadOnExpiry?: boolean;
+  /** How often the watch resumes after UNAVAILABLE or WATCHER_TOO_SLOW without progress (default 3). */
+  retries?: number;
+  backoffMs?: number;
+}
+
+export type WatchItem =
+  | { message: 'update'; update: GameUpdate__Output }
+  | { message: 'ended'; ended: GameEnded__Output };
+
+/** A resuming WatchGame stream: every version once, in order, then `ended`. */
+export declare class GameWatch implements AsyncIterable<WatchItem> {
+  /** The last version received. */
+  readonly version: string;
+  /** How often the stream was opened again. */
+  readonly reopened: number;
+  readonly gameId: string;
+  close(): void;
+  [Symbol.asyncIterator](): AsyncGenerator<WatchItem, void, undefined>;
+}
+
+export interface ActionLogOptions {
+  pageSize?: number;
+  pageToken?: string;
+  fromIndex?: number | string;
+}
+
+export declare class EngineClient {
+  constructor(address: string, options?: ClientOptions);
+  /** The generated gRPC client underneath. */
+  readonly stub: EngineServiceClient;
+  readonly language: string | undefined;
+  close(): void;
+  /** The metadata of a call: the seat token and the language, when given. */
+  metadata(token?: string): Metadata;
+  listGameTypes(): Promise<ListGameTypesResponse__Output>;
+  /** Not retried (CreateGame has no request id). */
+  createGame(gameType: string, seats: PlayerType[], seed?: number | string | bigint): Promise<CreateGameResponse__Output>;
+  view(gameId: string, seat?: number, token?: string): Promise<GameView__Output>;
+  /** Retried after UNAVAILABLE with the same request_id; the service applies it at most once. */
+  submit(gameId: string, seat: number, token: string, action: Action, expectedVersion: number | string,
+    requestId?: string): Promise<GameView__Output>;
+  actionLog(gameId: string, seat?: number, token?: string, options?: ActionLogOptions): Promise<GetActionLogResponse__Output>;
+  actionLogEntries(gameId: string, seat?: number, token?: string,
+    options?: Omit<ActionLogOptions, 'pageToken'>): AsyncGenerator<LogEntry__Output, void, undefined>;
+  watch(gameId: string, options?: WatchOptions): GameWatch;
+}
+
+/** new EngineClient(address, options). */
+export declare function createClient(address: string, options?: ClientOptions): EngineClient;
+
+/** The action of a card choice with `cards` filled in. */
+export declare function chooseCards(choice: CardChoice__Output, cards: Array<Card | Card__Output>): Action__Output;
+
+/** The numbers of an enum's value names: enumNumbers('cardengine.v1.Rank').RANK_ACE === 14. */
+export declare function enumNumbers(fullName: string, protosDir?: string): Record<string, number>;
+
+export interface ErrorInfo {
+  reason: string;
+  domain: string;
+  metadata: Record<string, string>;
+}
+
+export interface DecodedDetail {
+  /** The full message name, e.g. 'google.rpc.ErrorInfo'. */
+  type: string;
+  /** The decoded message (proto field names), or its bytes when the type is not google.rpc's. */
+  value: Record<string, unknown> | Buffer;
+}
+
+export interface ErrorDetails extends ErrorInfo {
+  /** The gRPC status code; undefined for an error that is no gRPC status. */
+  code: grpcStatus | undefined;
+  /** The status message. */
+  message: string;
+  /** metadata.ruleId: the rule a FAILED_PRECONDITION broke (e.g. 'H-R2'), else ''. */
+  ruleId: string;
+  /** The PreconditionFailure's violations: type 'RULE', subject the rule id. */
+  violations: _google_rpc_PreconditionFailure_Violation__Output[];
+  /** The BadRequest's field violations. */
+  fieldViolations: _google_rpc_BadRequest_FieldViolation__Output[];
+  /** The explanation in the negotiated language, if sent. */
+  localizedMessage: { locale: string; message: string } | null;
+  /** Every detail of the google.rpc.Status, in order. */
+  details: DecodedDetail[];
+}
+
+/** Decodes the google.rpc.Status in the grpc-status-details-bin trailer of a failed call. */
+export declare function errorDetails(error: Partial<ServiceError> | Error | unknown): ErrorDetails;
+/** The ErrorInfo alone. */
+export declare function errorInfo(error: Partial<ServiceError> | Error | unknown): ErrorInfo;
