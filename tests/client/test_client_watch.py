@@ -533,7 +533,9 @@ def test_the_client_resumes_by_itself_after_dropped_connections(engine_address):
                     proxy.cut()
             assert done.wait(JOIN_SECONDS)
             assert proxy.cuts >= 3
-            assert watch.reopened >= proxy.cuts
+            # The last cut may land after the stream's final message was already in the
+            # client's buffer, with nothing left to resume; every earlier one needs a reopen.
+            assert watch.reopened >= proxy.cuts - 1
     finally:
         proxy.close()
     assert_consecutive(seen)
