@@ -97,6 +97,24 @@ class _Position:
         return Ended(self.record.game_type, self.version, outcome)
 
 
+async def _kept_after(
+    engine: Engine, game_id: str, version: int, newest: int
+) -> list[StoredVersion]:
+    """The kept versions after ``version``, knowing that ``newest`` exists.
+
+    Raises:
+        VersionExpired: the version after ``version`` is no longer kept, so nothing from it
+            on can be sent without a gap.
+    """
+    found = await engine.store.versions_after(game_id, version)
+    if version < newest and (not found or found[0].version != version + 1):
+        raise VersionExpired(
+            f"versions after {version} are no longer kept; reload the view with "
+            "GetGameView and watch from its version"
+        )
+    return found
+
+
 async def watch(
     engine: Engine,
     feed: EventFeed,
@@ -127,22 +145,14 @@ async def watch(
     subscription = await feed.subscribe(game_id, stored.version)
     try:
         rules = engine.rules_of(record)
-        if 0 < from_version < stored.version:
-            record, _ = await engine.state_at(game_id, from_version)
         start = from_version or stored.version
+        pending = await _kept_after(engine, game_id, start, stored.version)
+        if start < stored.version:
+            record, _ = await engine.state_at(game_id, start)
         position = _Position(game_id, seat, events_only, rules, record, start)
         if from_version == 0:
             view = None if events_only else position.view()
             yield Update(position.version, None, 0, (), view)
-        backlog = await engine.store.versions_after(game_id, position.version)
-        if position.version < stored.version and (
-            not backlog or backlog[0].version != position.version + 1
-        ):
-            raise VersionExpired(
-                f"versions after {from_version} are no longer kept; reload the view with "
-                "GetGameView and watch from its version"
-            )
-        pending = list(backlog)
         while True:
             for stored_version in pending:
                 if stored_version.version != position.version + 1:
@@ -156,7 +166,7 @@ async def watch(
                 yield Idle(position.version)
                 pending = []
             elif item.version > position.version + 1:
-                pending = await engine.store.versions_after(game_id, position.version)
+                pending = await _kept_after(engine, game_id, position.version, item.version)
             else:
                 pending = [item]
     finally:
