@@ -160,9 +160,14 @@ const { createClient, chooseCards, errorDetails, PROTOS_DIR } = require('cardeng
       .submit(game.game_id, 0, token, chooseCards(choice, choice.cards.slice(0, 1)), view.version)
       .then(() => null, (failure) => failure);
     const details = errorDetails(error);
-    console.log(JSON.stringify({ game_id: game.game_id, code: error && error.code, reason: details.reason,
-      ruleId: details.ruleId, locale: details.localizedMessage && details.localizedMessage.locale,
-      protos: PROTOS_DIR }));
+    console.log(JSON.stringify({
+      game_id: game.game_id,
+      code: error && error.code,
+      reason: details.reason,
+      ruleId: details.ruleId,
+      locale: details.localizedMessage && details.localizedMessage.locale,
+      protos: PROTOS_DIR,
+    }));
   } finally {
     client.close();
   }
