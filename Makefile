@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 ADDRESS ?= 127.0.0.1:50051
+WEB_PORT ?= 8080
 GAME ?= hearts
 PROTO_BASE ?= main
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -22,7 +23,7 @@ VENV_STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 BENCH_ARGS := $(if $(QUICK),--quick,)
 
-.PHONY: help setup system-deps node-deps protos protos-check stubs-deps stubs stubs-check run test lint format play bench load golden clean
+.PHONY: help setup system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load golden clean
 
 # Descriptions may name variables, e.g. $(ADDRESS): sed replaces each with its value here.
 help: ## list the targets
@@ -105,8 +106,34 @@ stubs: ## generate client stubs for other languages (STUB_LANGS) into clients/<l
 stubs-check: stubs ## compile or load the generated stubs (C++, Ruby, PHP, Go, Java)
 	clients/stubs.sh check $(STUB_LANGS)
 
-run: setup ## serve on $(ADDRESS); starts a Redis under var/ unless REDIS_URL is set
-	$(PY) -m engine_service.devtools.run --address $(ADDRESS)
+run: setup web ## serve on $(ADDRESS) and the browser table on http://127.0.0.1:$(WEB_PORT)/; starts a Redis under var/ unless REDIS_URL is set
+	$(PY) -m engine_service.devtools.run --address $(ADDRESS) --web-port $(WEB_PORT)
+
+# The browser table: web/ bundled by esbuild into web/dist (messages from protos/ via buf).
+WEB_MODULES := web/node_modules/.package-lock.json
+WEB_BUNDLE := web/dist/app.js
+WEB_SRC := $(wildcard web/src/*.ts web/src/*.html web/src/*.css web/proto/google/rpc/*.proto) \
+  web/package.json web/buf.gen.yaml web/tsconfig.json
+
+$(WEB_MODULES): web/package-lock.json | system-deps
+	cd web && npm ci --no-audit --no-fund
+
+$(WEB_BUNDLE): $(WEB_MODULES) $(WEB_SRC) $(PUBLIC_PROTOS) | $(VENV_STAMP)
+	cd web && PATH="$(abspath $(VENV)/bin):$$PATH" npm run build
+
+web: $(WEB_BUNDLE) ## bundle the browser table's page into web/dist (npm ci in web/, buf generate, tsc, esbuild)
+
+browser-deps: ## install Debian's chromium and chromium-driver when missing (the browser tests use them)
+	@missing=""; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	[ -x /usr/bin/chromedriver ] || missing="$$missing chromium-driver"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+screenshots: setup web browser-deps ## play each game in headless chromium, screenshots into results/screenshots
+	WEB_SCREENSHOTS=results/screenshots $(PY) -m pytest tests/web -q
 
 NODE_STAMP := clients/node/node_modules/.package-lock.json
 
@@ -115,7 +142,7 @@ $(NODE_STAMP): clients/node/package-lock.json | system-deps
 
 node-deps: $(NODE_STAMP) ## install the Node.js client's packages from its lockfile (npm ci)
 
-test: setup node-deps ## run the whole test suite against real redis-server and gRPC servers
+test: setup node-deps web browser-deps ## run the whole test suite against real redis-server and gRPC servers
 	$(PY) -m pytest
 
 lint: setup protos-check ## stubs up to date, ruff, mypy --strict, buf lint, buf breaking against main

@@ -26,6 +26,9 @@ class Settings:
         metrics_port: HTTP port of the Prometheus metrics, on the host of ``address``; 0 serves
             none. Off here so in-process servers (tests, benchmarks) open no port of their own;
             the command line defaults to :data:`DEFAULT_METRICS_PORT`.
+        web_port: HTTP port of the browser table (the page and its gRPC-Web endpoint, see
+            :mod:`engine_service.web.gateway`) on the host of ``address``; 0 serves none.
+            ``make run`` turns it on (8080).
     """
 
     address: str = "127.0.0.1:50051"
@@ -38,6 +41,7 @@ class Settings:
     reflection: bool = True
     log_level: str = "INFO"
     metrics_port: int = 0
+    web_port: int = 0
 
 
 DEFAULT_METRICS_PORT = 9464
@@ -121,6 +125,13 @@ def parse_settings(
         default=int(env("ENGINE_METRICS_PORT", DEFAULT_METRICS_PORT)),
         help="HTTP port of the Prometheus metrics on the host of --address, 0 serves none "
         f"(environment ENGINE_METRICS_PORT; default {DEFAULT_METRICS_PORT})",
+    )
+    parser.add_argument(
+        "--web-port",
+        type=int,
+        default=int(env("ENGINE_WEB_PORT", base.web_port)),
+        help="HTTP port of the browser table (page and gRPC-Web) on the host of --address, 0 "
+        f"serves none (environment ENGINE_WEB_PORT; default {base.web_port})",
     )
     args = parser.parse_args(argv)
     return Settings(**vars(args))

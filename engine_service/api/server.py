@@ -28,6 +28,7 @@ from engine_service.app.engine import Engine
 from engine_service.settings import Settings, parse_settings
 from engine_service.store.redis_feed import RedisEventFeed
 from engine_service.store.redis_store import RedisGameStore
+from engine_service.web.gateway import WebGateway
 
 SERVICE_NAME = engine_service_pb2.DESCRIPTOR.services_by_name["EngineService"].full_name
 REDIS_CONNECTIONS = 64
@@ -55,16 +56,21 @@ class EngineServer:
     health: HealthServicer
     feed: RedisEventFeed
     store: RedisGameStore
+    web: WebGateway | None = None
 
     async def start(self) -> None:
-        """Follow event streams, then take calls."""
+        """Follow event streams, then take calls (and serve the browser table, if on)."""
         await self.feed.start()
         await self.server.start()
+        if self.web is not None:
+            await self.web.start()
 
     async def stop(self, grace_seconds: float) -> None:
         """Report NOT_SERVING, end watch streams, let unary calls finish, close Redis."""
         await self.health.enter_graceful_shutdown()
         await self.feed.stop()
+        if self.web is not None:
+            await self.web.stop()
         await self.server.stop(grace_seconds)
         await self.store.client.aclose()
 
@@ -95,7 +101,13 @@ async def build_server(settings: Settings) -> EngineServer:
     port = server.add_insecure_port(settings.address)
     if port == 0:
         raise RuntimeError(f"cannot bind {settings.address}")
-    return EngineServer(server, port, health_servicer, feed, store)
+    web = None
+    if settings.web_port:
+        # The page's gRPC-Web calls reach this same servicer, on this same event loop.
+        host = settings.address.rsplit(":", 1)[0].strip("[]")
+        register = engine_service_pb2_grpc.add_EngineServiceServicer_to_server
+        web = WebGateway(servicer, register, host, settings.web_port, settings.grace_seconds)
+    return EngineServer(server, port, health_servicer, feed, store, web)
 
 
 async def serve_until(
@@ -108,6 +120,8 @@ async def serve_until(
     log.info(
         "serving", extra={"address": f"{host}:{engine_server.port}", "redis": settings.redis_url}
     )
+    if engine_server.web is not None:
+        log.info("browser table", extra={"url": f"http://{host}:{engine_server.web.port}/"})
     if on_ready is not None:
         on_ready(engine_server.port)
     await stop.wait()

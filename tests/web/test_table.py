@@ -1,0 +1,129 @@
+"""The browser table played through headless chromium against a real server and Redis."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+
+from tests.web.table import Table, wait_for
+
+pytestmark = pytest.mark.service
+
+BOT = "BOT_HEURISTIC"
+MAX_MOVES = 600
+
+
+def test_page_and_grpc_web_are_served(open_table: Callable[[], Table]) -> None:
+    table = open_table()
+    table.open()
+    options = [e.get_attribute("value") for e in table.elements("#game-type option")]
+    assert options == ["hearts", "guandan", "klaberjass"]
+
+
+def test_a_whole_hearts_game_against_bots(open_table: Callable[[], Table]) -> None:
+    table = open_table()
+    table.create("hearts", ["HUMAN", BOT, BOT, BOT])
+    passed = refused = False
+    for _ in range(MAX_MOVES):
+        table.wait_turn_or_end()
+        if table.finished():
+            break
+        if table.elements("#hand button.choosable"):
+            passed = True
+            assert "Choose 3 cards" in table.browser.find_element("id", "choice").text
+        elif not refused and table.elements("#hand button.unplayable"):
+            # A card that may not be played: the engine refuses and the page says why.
+            before = table.version()
+            table.elements("#hand button.unplayable")[0].click()
+            error = wait_for("the refusal", lambda: table.error()["shown"] and table.error())
+            assert error["reason"] and error["rule_id"].startswith("H-R"), error
+            assert table.version() == before
+            table.screenshot("hearts-refusal")
+            refused = True
+        table.play_one()
+    else:
+        pytest.fail(f"no end of the game after {MAX_MOVES} moves")
+    assert passed and refused
+    assert "finished" in table.browser.find_element("id", "status").text
+    scores = table.browser.find_element("id", "scores").text
+    assert "total" in scores
+    assert table.elements("#previous .card"), "the final trick of the last hand is shown"
+    assert len(table.elements("#events li")) > 50
+    table.screenshot("hearts")
+
+
+def _play_one_deal(table: Table) -> None:
+    """Play until the page shows how the first deal ended (or the game is over)."""
+    assert not table.elements("#previous *")
+    for _ in range(MAX_MOVES):
+        table.wait_turn_or_end()
+        if table.finished() or table.elements("#previous *"):
+            return
+        table.play_one()
+    pytest.fail(f"the deal did not end after {MAX_MOVES} moves")
+
+
+def test_a_guandan_deal_with_a_bot_partner(open_table: Callable[[], Table]) -> None:
+    table = open_table()
+    table.create("guandan", ["HUMAN", BOT, BOT, BOT])
+    table.wait_turn_or_end()
+    assert table.elements("#legal button.legal")
+    table.screenshot("guandan")
+    _play_one_deal(table)
+    # How the deal ended: its finishing order, and its last round's plays when it had any.
+    assert "order" in table.browser.find_element("id", "previous").text
+    table.screenshot("guandan-after-deal")
+
+
+def test_a_klaberjass_deal_against_a_bot(open_table: Callable[[], Table]) -> None:
+    table = open_table()
+    table.create("klaberjass", ["HUMAN", BOT])
+    table.wait_turn_or_end()
+    table.screenshot("klaberjass")
+    _play_one_deal(table)
+    assert table.elements("#previous .card"), "the final trick of the ended deal is shown"
+    table.screenshot("klaberjass-after-deal")
+
+
+def test_a_seat_that_joins_sees_the_other_seats_moves_within_a_second(
+    open_table: Callable[[], Table],
+) -> None:
+    first = open_table()
+    first.create("hearts", ["HUMAN", "HUMAN", BOT, BOT])
+    tokens = first.seat_tokens()
+    second = open_table()
+    second.join(first.game_id(), 1, tokens[1])
+    wait_for("the joined seat", lambda: second.version() == first.version())
+    assert "you are seat 1" in second.browser.find_element("id", "status").text
+    tables = {0: first, 1: second}
+    for _ in range(6):  # both passes, then the first plays of the hand
+        movers = [seat for seat, table in tables.items() if table.my_turn()]
+        if not movers:
+            wait_for("a human seat's turn", lambda: any(t.my_turn() for t in tables.values()))
+            continue
+        mover, watcher = tables[movers[0]], tables[1 - movers[0]]
+        mover.play_one()
+        target = mover.version()
+        started = time.monotonic()
+        wait_for(
+            "the move on the other tab",
+            lambda watcher=watcher, target=target: watcher.version() >= target,
+            seconds=1.0,
+        )
+        assert time.monotonic() - started < 1.0
+    first.screenshot("two-tabs-seat0")
+    second.screenshot("two-tabs-seat1")
+
+
+def test_a_wrong_seat_token_is_refused_with_its_explanation(
+    open_table: Callable[[], Table],
+) -> None:
+    first = open_table()
+    first.create("klaberjass", ["HUMAN", "HUMAN"])
+    second = open_table()
+    second.join(first.game_id(), 1, "not-the-token")
+    error = wait_for("the refusal", lambda: second.error()["shown"] and second.error())
+    assert error["reason"] == "TOKEN_INVALID", error
+    assert len(error["shown"].splitlines()) >= 2, "the reason and the localized explanation"

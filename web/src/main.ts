@@ -1,0 +1,516 @@
+// The browser table: create or join a game, watch it version by version, play legal moves.
+// Every call goes over gRPC-Web to the engine's own servicer (engine_service/web/gateway.py).
+import { create, fromJson, toJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import { type Card, CardSchema } from "./gen/cardengine/v1/cards_pb.js";
+import { EngineService } from "./gen/cardengine/v1/engine_service_pb.js";
+import {
+  type Action,
+  ActionSchema,
+  type CardChoice,
+  type GameEvent,
+  GameEventSchema,
+  GameStatus,
+  type GameView,
+  PlayerType,
+} from "./gen/cardengine/v1/game_pb.js";
+import { ErrorInfoSchema, LocalizedMessageSchema } from "./gen/google/rpc/error_details_pb.js";
+
+const client = createClient(
+  EngineService,
+  createGrpcWebTransport({ baseUrl: window.location.origin }),
+);
+const SEATS: Record<string, number> = { hearts: 4, guandan: 4, klaberjass: 2 };
+const RANKS: Record<string, string> = {
+  RANK_TWO: "2", RANK_THREE: "3", RANK_FOUR: "4", RANK_FIVE: "5", RANK_SIX: "6",
+  RANK_SEVEN: "7", RANK_EIGHT: "8", RANK_NINE: "9", RANK_TEN: "T", RANK_JACK: "J",
+  RANK_QUEEN: "Q", RANK_KING: "K", RANK_ACE: "A", RANK_BLACK_JOKER: "BJ", RANK_RED_JOKER: "RJ",
+};
+const SUITS: Record<string, [string, string]> = {
+  SUIT_CLUBS: ["C", "\u2663"], SUIT_DIAMONDS: ["D", "\u2666"],
+  SUIT_SPADES: ["S", "\u2660"], SUIT_HEARTS: ["H", "\u2665"],
+};
+
+interface Seat { gameId: string; seat: number; token: string }
+
+let seat: Seat | null = null;
+let view: GameView | null = null;
+let busy = false;
+let watchGeneration = 0;
+const chosen = new Set<number>();
+
+const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+
+function el(tag: string, attrs: Record<string, string> = {}, text = ""): HTMLElement {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (text) node.textContent = text;
+  return node;
+}
+
+// ---- cards and actions in words -------------------------------------------------------------
+
+function cardJson(value: JsonValue): [string, string, boolean] | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const rank = value["rank"];
+  if (typeof rank !== "string" || !(rank in RANKS)) return null;
+  const suit = typeof value["suit"] === "string" ? SUITS[value["suit"]] : undefined;
+  const code = RANKS[rank] + (suit ? suit[0] : "");
+  const shown = RANKS[rank] + (suit ? suit[1] : "");
+  return [code, shown, value["suit"] === "SUIT_HEARTS" || value["suit"] === "SUIT_DIAMONDS"
+    || rank === "RANK_RED_JOKER"];
+}
+
+function cardCode(card: Card): string {
+  return cardJson(toJson(CardSchema, card))?.[0] ?? "?";
+}
+
+function cardNode(card: Card, tag = "span"): HTMLElement {
+  const [code, shown, red] = cardJson(toJson(CardSchema, card)) ?? ["?", "?", false];
+  const node = el(tag, { class: red ? "card red" : "card", "data-card": code }, shown);
+  return node;
+}
+
+const words = (name: string): string => name.replace(/([A-Z])/g, " $1").toLowerCase();
+
+function describe(value: JsonValue, name = ""): string {
+  const card = cardJson(value);
+  if (card) return card[1];
+  if (Array.isArray(value)) return value.map((item) => describe(item)).join(" ");
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value)
+      .map(([key, inner]) => {
+        if (inner === true) return words(key);
+        if (inner === false) return "";
+        const text = describe(inner, key);
+        if (key === "card" || key === "cards") return text;
+        const cardish = cardJson(inner) !== null || Array.isArray(inner);
+        return cardish || (typeof inner === "object" && inner !== null)
+          ? `${words(key)} ${text}`.trim() : `${words(key)} ${text}`;
+      })
+      .filter((part) => part.length > 0)
+      .join(", ");
+  }
+  if (typeof value === "string") {
+    const suit = SUITS[value];
+    return suit ? suit[1] : value.replace(/^[A-Z]+(_[A-Z]+)*?_(?=[A-Z]+$)/, "").toLowerCase();
+  }
+  return String(value) + (name ? "" : "");
+}
+
+function describeAction(action: Action): string {
+  const json = toJson(ActionSchema, action) as JsonObject;
+  const inner = Object.values(json)[0];
+  return describe(inner ?? json) || "(move)";
+}
+
+function describeEvent(event: GameEvent): string {
+  const json = toJson(GameEventSchema, event) as JsonObject;
+  const inner = Object.values(json)[0];
+  return describe(inner ?? json);
+}
+
+function singleCard(action: Action): string | null {
+  const json = toJson(ActionSchema, action) as JsonObject;
+  const found: string[] = [];
+  const walk = (value: JsonValue): void => {
+    const card = cardJson(value);
+    if (card) { found.push(card[0]); return; }
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value !== null && typeof value === "object") Object.values(value).forEach(walk);
+  };
+  walk(json);
+  return found.length === 1 ? found[0] : null;
+}
+
+function fillChoice(choice: CardChoice, cards: Card[]): Action {
+  const json = toJson(ActionSchema, choice.action ?? create(ActionSchema)) as JsonObject;
+  const picked = cards.map((card) => toJson(CardSchema, card));
+  let filled = false;
+  const walk = (value: JsonObject): void => {
+    for (const [key, inner] of Object.entries(value)) {
+      if (filled) return;
+      if (key === "cards" || (Array.isArray(inner) && inner.every((x) => cardJson(x)))) {
+        value[key] = picked; filled = true; return;
+      }
+      if (inner !== null && typeof inner === "object" && !Array.isArray(inner)) walk(inner);
+    }
+  };
+  walk(json);
+  if (!filled) {  // an empty list is left out of JSON: the action's message is the holder
+    const holder = Object.values(Object.values(json)[0] as JsonObject)[0] as JsonObject;
+    holder["cards"] = picked;
+  }
+  return fromJson(ActionSchema, json);
+}
+
+// ---- calls -----------------------------------------------------------------------------------
+
+const headers = (): Record<string, string> => (seat ? { "x-seat-token": seat.token } : {});
+
+function showError(error: unknown): void {
+  const box = $("error");
+  box.replaceChildren();
+  if (error instanceof ConnectError) {
+    const info = error.findDetails(ErrorInfoSchema)[0];
+    const localized = error.findDetails(LocalizedMessageSchema)[0];
+    box.dataset.code = Code[error.code];
+    box.dataset.reason = info?.reason ?? "";
+    box.dataset.ruleId = info?.metadata["ruleId"] ?? "";
+    box.append(el("strong", { class: "reason" },
+      `Refused: ${info?.reason ?? Code[error.code]}${info?.metadata["ruleId"] ? ` (${info.metadata["ruleId"]})` : ""}`));
+    box.append(el("p", { class: "explanation" }, localized?.message ?? error.rawMessage));
+    if (localized && error.rawMessage && error.rawMessage !== localized.message) {
+      box.append(el("p", { class: "detail" }, error.rawMessage));
+    }
+  } else {
+    box.dataset.reason = "CLIENT";
+    box.append(el("p", { class: "explanation" }, String(error)));
+  }
+  box.hidden = false;
+}
+
+function clearError(): void { $("error").hidden = true; $("error").dataset.reason = ""; }
+
+async function submit(action: Action): Promise<void> {
+  if (!seat || !view || busy) return;
+  busy = true;
+  render();
+  try {
+    const reply = await client.submitAction({
+      gameId: seat.gameId, seat: seat.seat, expectedVersion: view.version,
+      requestId: crypto.randomUUID(), action,
+    }, { headers: headers() });
+    clearError();
+    chosen.clear();
+    if (reply.view) accept(reply.view);
+  } catch (error) {
+    showError(error);
+  } finally {
+    busy = false;
+    render();
+  }
+}
+
+function accept(next: GameView): void {
+  if (view && next.version <= view.version && view.status === next.status) return;
+  if (!view || next.version !== view.version) chosen.clear();
+  view = next;
+  render();
+}
+
+async function watch(generation: number): Promise<void> {
+  // Follows the game from the version shown; re-opens after a drop (bounded back-off).
+  let failures = 0;
+  while (seat && generation === watchGeneration) {
+    try {
+      const stream = client.watchGame(
+        { gameId: seat.gameId, seat: seat.seat, fromVersion: view?.version ?? 0n },
+        { headers: headers() },
+      );
+      for await (const reply of stream) {
+        if (generation !== watchGeneration) return;
+        failures = 0;
+        if (reply.message.case === "update") {
+          const update = reply.message.value;
+          const log = $("events");
+          for (const event of update.events) {
+            const item = el("li", { "data-version": String(update.version) },
+              `v${update.version}: ${describeEvent(event)}`);
+            log.prepend(item);
+          }
+          if (update.view) accept(update.view);
+        } else if (reply.message.case === "ended") {
+          return;
+        }
+      }
+    } catch (error) {
+      failures += 1;
+      if (error instanceof ConnectError && error.code === Code.OutOfRange && seat) {
+        const reply = await client.getGameView({ gameId: seat.gameId, seat: seat.seat },
+          { headers: headers() });
+        if (reply.view) { view = reply.view; render(); }
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(200 * 2 ** failures, 5000)));
+  }
+}
+
+async function sit(next: Seat): Promise<void> {
+  seat = next;
+  view = null;
+  watchGeneration += 1;
+  window.location.hash = new URLSearchParams({
+    game: next.gameId, seat: String(next.seat), token: next.token }).toString();
+  try {
+    const reply = await client.getGameView({ gameId: next.gameId, seat: next.seat },
+      { headers: headers() });
+    clearError();
+    $("lobby").hidden = true;
+    $("table").hidden = false;
+    $("events").replaceChildren();
+    if (reply.view) accept(reply.view);
+    void watch(watchGeneration);
+  } catch (error) {
+    seat = null;
+    showError(error);
+    $("table").hidden = false;
+  }
+}
+
+// ---- drawing ---------------------------------------------------------------------------------
+
+function scoreTable(rows: [string, (number | string)[]][]): HTMLElement {
+  const table = el("table", { class: "scores" });
+  const head = el("tr");
+  head.append(el("th"));
+  rows[0]?.[1].forEach((_, index) => head.append(el("th", {}, seatName(index))));
+  table.append(head);
+  for (const [name, values] of rows) {
+    const row = el("tr");
+    row.append(el("th", {}, name));
+    values.forEach((value) => row.append(el("td", {}, String(value))));
+    table.append(row);
+  }
+  return table;
+}
+
+function seatName(index: number): string {
+  return seat && index === seat.seat ? `you (${index})` : `seat ${index}`;
+}
+
+function trickNode(leader: number, cards: Card[], winner?: number): HTMLElement {
+  const box = el("div", { class: "trick" });
+  cards.forEach((card, offset) => {
+    const n = view ? view.seats.length : 4;
+    const who = el("span", { class: "played" }, `${seatName((leader + offset) % n)}: `);
+    who.append(cardNode(card));
+    box.append(who);
+  });
+  if (winner !== undefined) box.append(el("span", { class: "winner" }, ` won by ${seatName(winner)}`));
+  if (cards.length === 0) box.append(el("span", {}, "(none)"));
+  return box;
+}
+
+function render(): void {
+  if (!view || !seat) return;
+  const mine = view.toAct.includes(seat.seat) && view.status === GameStatus.IN_PROGRESS;
+  const game = view.game;
+  const status = $("status");
+  let phase = "";
+  let deal = 0;
+  let hand: Card[] = [];
+  if (game.case) {
+    phase = String((game.value as { phase: number }).phase);
+  }
+  status.dataset.version = String(view.version);
+  status.dataset.status = GameStatus[view.status];
+  status.dataset.myTurn = String(mine && !busy);
+  status.dataset.gameType = view.gameType;
+  status.replaceChildren(
+    el("span", {}, `${view.gameType} \u00b7 game ${view.gameId} \u00b7 you are seat ${seat.seat} \u00b7 version ${view.version} \u00b7 `),
+    el("span", { class: mine ? "turn" : "" }, view.status === GameStatus.FINISHED
+      ? `finished: ${view.outcome?.summary ?? ""}` : mine ? "your move" : `waiting for ${view.toAct.map(seatName).join(", ")}`),
+  );
+  $("seats-info").textContent = "Seats: " + view.seats
+    .map((type, index) => `${seatName(index)} ${PlayerType[type].toLowerCase()}`).join(" \u00b7 ");
+
+  const scores = $("scores");
+  const trick = $("trick");
+  const previous = $("previous");
+  trick.replaceChildren();
+  previous.replaceChildren();
+  if (game.case === "hearts") {
+    const h = game.value;
+    deal = h.handNumber;
+    hand = h.hand;
+    scores.replaceChildren(scoreTable([["total", h.totals], ["this hand", h.pointsTaken],
+      ["tricks", h.tricksWon]]));
+    if (h.trick) trick.append(trickNode(h.trick.leader, h.trick.cards));
+    if (h.lastTrick && h.lastTrick.cards.length) {
+      trick.append(el("div", {}, "Last trick:"), trickNode(h.lastTrick.leader, h.lastTrick.cards, h.lastTrick.winner));
+    }
+    const done = h.previousHand?.tricks.at(-1);
+    if (h.previousHand && done) {
+      previous.append(el("div", {}, `Hand ${h.previousHand.handNumber}: scores ${h.previousHand.scores.join(" / ")}`),
+        trickNode(done.leader, done.cards, done.winner));
+    }
+  } else if (game.case === "klaberjass") {
+    const k = game.value;
+    deal = k.dealNumber;
+    hand = k.hand;
+    scores.replaceChildren(scoreTable([["total", k.totals], ["card points", k.cardPoints],
+      ["tricks", k.tricksWon]]));
+    const turnUp = k.turnUp ? [k.turnUp] : [];
+    trick.append(el("div", {}, `Trump ${describe(SUITS_NAME(k.trump))} \u00b7 dealer ${seatName(k.dealer)}${k.maker !== undefined ? ` \u00b7 maker ${seatName(k.maker)}` : ""} \u00b7 turn-up `));
+    turnUp.forEach((card) => trick.append(cardNode(card)));
+    if (k.trick) trick.append(trickNode(k.trick.leader, k.trick.cards));
+    const done = k.previousDeal?.tricks.at(-1);
+    if (k.previousDeal && done) {
+      previous.append(el("div", {}, `Deal ${k.previousDeal.dealNumber}: scores ${k.previousDeal.result?.scores.join(" / ") ?? ""}`),
+        trickNode(done.leader, done.cards, done.winner));
+    }
+  } else if (game.case === "guandan") {
+    const g = game.value;
+    deal = g.dealNumber;
+    hand = g.hand;
+    scores.replaceChildren(scoreTable([["level", g.levels.map((r) => describe(RANK_NAME(r)))],
+      ["cards left", g.cardCounts]]));
+    trick.append(el("div", {}, `Level ${describe(RANK_NAME(g.level))} \u00b7 finished: ${g.finished.map(seatName).join(", ") || "nobody"}`));
+    for (const entry of g.roundHistory) {
+      const line = el("div", { class: "played" }, `${seatName(entry.seat)}: `);
+      if (entry.move.case === "play") entry.move.value.cards.forEach((card) => line.append(cardNode(card)));
+      else line.append("pass");
+      trick.append(line);
+    }
+    if (g.previousDeal) {
+      previous.append(el("div", {}, `Deal ${g.previousDeal.dealNumber}: order ${g.previousDeal.order.map(seatName).join(", ")}`));
+      for (const entry of g.previousDeal.lastPlays) {
+        const line = el("div", { class: "played" }, `${seatName(entry.seat)}: `);
+        if (entry.move.case === "play") entry.move.value.cards.forEach((card) => line.append(cardNode(card)));
+        else line.append("pass");
+        previous.append(line);
+      }
+    }
+  }
+  status.dataset.phase = phase;
+  status.dataset.deal = String(deal);
+
+  // Hand: a card is a button when playing it alone is a legal move.
+  const playable = new Map<string, Action>();
+  if (mine && view.legalChoices.length === 0) {
+    for (const action of view.legalActions) {
+      const code = singleCard(action);
+      if (code && !playable.has(code)) playable.set(code, action);
+    }
+  }
+  const handBox = $("hand");
+  handBox.replaceChildren();
+  const choice = mine ? view.legalChoices[0] : undefined;
+  hand.forEach((card, index) => {
+    const node = cardNode(card, "button") as HTMLButtonElement;
+    const code = cardCode(card);
+    const action = playable.get(code);
+    if (choice) {
+      node.classList.add("choosable");
+      node.classList.toggle("selected", chosen.has(index));
+      node.disabled = busy;
+      node.addEventListener("click", () => {
+        if (chosen.has(index)) chosen.delete(index);
+        else if (chosen.size < choice.count) chosen.add(index);
+        render();
+      });
+    } else if (action && !busy) {
+      node.classList.add("playable");
+      node.addEventListener("click", () => void submit(action));
+    } else if (playable.size > 0 && !busy && game.case !== "guandan") {
+      // Not a legal play: sent anyway, so the engine says which rule forbids it.
+      node.classList.add("unplayable");
+      node.title = "not a legal play now: click to ask the engine why";
+      node.addEventListener("click", () => void submit(fromJson(ActionSchema, {
+        [game.case as string]: { playCard: { card: toJson(CardSchema, card) } },
+      })));
+    } else {
+      node.disabled = true;
+    }
+    handBox.append(node);
+  });
+
+  const choiceBox = $("choice");
+  choiceBox.replaceChildren();
+  choiceBox.hidden = !choice;
+  choiceBox.dataset.count = String(choice?.count ?? 0);
+  if (choice) {
+    choiceBox.append(el("span", {}, `Choose ${choice.count} cards (${describeAction(choice.action ?? create(ActionSchema)) || "pass"}): ${chosen.size} chosen `));
+    const go = el("button", { id: "choice-submit" }, `Send the ${choice.count} cards`) as HTMLButtonElement;
+    go.disabled = busy || chosen.size !== choice.count;
+    go.addEventListener("click", () => void submit(fillChoice(choice, [...chosen].map((i) => hand[i]))));
+    choiceBox.append(go);
+  }
+
+  const legal = $("legal");
+  legal.replaceChildren();
+  if (mine) {
+    view.legalActions.forEach((action, index) => {
+      const button = el("button", { class: "legal", "data-index": String(index) }, describeAction(action)) as HTMLButtonElement;
+      button.disabled = busy;
+      button.addEventListener("click", () => void submit(action));
+      legal.append(button);
+    });
+    if (choice) legal.append(el("span", {}, "Pick the cards in your hand above."));
+  } else {
+    legal.append(el("span", {}, view.status === GameStatus.FINISHED ? "The game is over." : "Not your turn."));
+  }
+}
+
+function SUITS_NAME(suit: number): string {
+  return ["SUIT_UNSPECIFIED", "SUIT_CLUBS", "SUIT_DIAMONDS", "SUIT_SPADES", "SUIT_HEARTS"][suit] ?? "";
+}
+
+function RANK_NAME(rank: number): JsonValue {
+  const name = Object.keys(RANKS).find((_, i) => i + 2 === rank);
+  return name ? { rank: name } : String(rank);
+}
+
+// ---- lobby -----------------------------------------------------------------------------------
+
+function drawSeatTypes(): void {
+  const game = ($("game-type") as HTMLSelectElement).value;
+  const box = $("seat-types");
+  box.replaceChildren();
+  for (let index = 0; index < SEATS[game]; index += 1) {
+    const label = el("label", {}, `Seat ${index} `);
+    const select = el("select", { class: "seat-type", "data-seat": String(index) }) as HTMLSelectElement;
+    for (const [value, text] of [["HUMAN", "person"], ["BOT_HEURISTIC", "heuristic bot"], ["BOT_RANDOM", "random bot"]]) {
+      select.append(el("option", { value }, text));
+    }
+    select.value = index === 0 ? "HUMAN" : "BOT_HEURISTIC";
+    label.append(select);
+    box.append(label);
+  }
+}
+
+async function createGame(event: Event): Promise<void> {
+  event.preventDefault();
+  const gameType = ($("game-type") as HTMLSelectElement).value;
+  const seats = [...document.querySelectorAll<HTMLSelectElement>("select.seat-type")]
+    .map((select) => PlayerType[select.value as keyof typeof PlayerType]);
+  try {
+    const reply = await client.createGame({ gameType, seats });
+    const tokens = reply.seatTokens;
+    if (tokens.length === 0) { showError(new Error("no human seat to sit at")); return; }
+    await sit({ gameId: reply.gameId, seat: tokens[0].seat, token: tokens[0].token });
+    const info = $("seats-info");
+    const list = el("ul", { id: "seat-tokens" });
+    for (const token of tokens) {
+      const link = `${window.location.pathname}#${new URLSearchParams({ game: reply.gameId, seat: String(token.seat), token: token.token })}`;
+      const item = el("li", { "data-seat": String(token.seat), "data-token": token.token }, `seat ${token.seat}: token ${token.token} `);
+      item.append(el("a", { href: link, target: "_blank" }, "open this seat in a new tab"));
+      list.append(item);
+    }
+    info.after(list);
+  } catch (error) {
+    showError(error);
+    $("table").hidden = false;
+  }
+}
+
+function joinGame(event: Event): void {
+  event.preventDefault();
+  void sit({
+    gameId: ($("join-game") as HTMLInputElement).value.trim(),
+    seat: Number(($("join-seat") as HTMLInputElement).value),
+    token: ($("join-token") as HTMLInputElement).value.trim(),
+  });
+}
+
+$("game-type").addEventListener("change", drawSeatTypes);
+$("create-form").addEventListener("submit", (event) => void createGame(event));
+$("join-form").addEventListener("submit", joinGame);
+drawSeatTypes();
+const hash = new URLSearchParams(window.location.hash.slice(1));
+if (hash.get("game") && hash.get("token")) {
+  void sit({ gameId: hash.get("game") ?? "", seat: Number(hash.get("seat") ?? 0), token: hash.get("token") ?? "" });
+}
+document.body.dataset.ready = "true";
