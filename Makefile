@@ -178,4 +178,4 @@ golden: setup ## rewrite tests/golden/ after an intended rules change
 	$(PY) -m tests.golden.record
 
 clean: ## remove the virtualenv, build output and local data (the committed stubs stay)
-	rm -rf $(VENV) var results build clients/python/build clients/node/node_modules clients/*/generated
+	rm -rf $(VENV) var results build clients/python/build clients/node/node_modules clients/*/generated web/node_modules web/dist web/src/gen
