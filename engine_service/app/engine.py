@@ -405,12 +405,8 @@ class Engine:
             for move in moves
         ]
 
-    async def state_at(self, game_id: str, version: int) -> tuple[GameRecord, int]:
-        """The game as it was at ``version``, rebuilt from its seed and log.
-
-        Returns:
-            the record with that version's state, and the game's current version.
-        """
+    async def state_at(self, game_id: str, version: int) -> GameRecord:
+        """The game as it was at ``version``, rebuilt from its seed and log."""
         stored, entries = await self.store.log(game_id, 0, version - 1)
         record = decode_record(stored.snapshot)
         rules = self.rules_of(record)
@@ -418,7 +414,7 @@ class Engine:
         for raw in entries:
             logged = decode_log_entry(record.game_type, raw)
             state = rules.apply(state, logged.seat, logged.action)
-        return replace(record, state=state), stored.version
+        return replace(record, state=state)
 
     async def _replayed_view(self, game_id: str, reply: bytes, seat: int) -> SeatView:
         """The answer a repeated request got the first time (AIP-155 idempotency).
@@ -428,5 +424,5 @@ class Engine:
         replay is. Retries are rare, so their cost matters less than every move's.
         """
         version = int.from_bytes(reply[:VERSION_BYTES], "big")
-        record, _ = await self.state_at(game_id, version)
+        record = await self.state_at(game_id, version)
         return seat_view(self.rules_of(record), game_id, record, version, seat)

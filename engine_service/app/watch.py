@@ -148,7 +148,7 @@ async def watch(
         start = from_version or stored.version
         pending = await _kept_after(engine, game_id, start, stored.version)
         if start < stored.version:
-            record, _ = await engine.state_at(game_id, start)
+            record = await engine.state_at(game_id, start)
         position = _Position(game_id, seat, events_only, rules, record, start)
         if from_version == 0:
             view = None if events_only else position.view()
