@@ -54,12 +54,21 @@ def test_a_whole_hearts_game_against_bots(open_table: Callable[[], Table]) -> No
     table.screenshot("hearts")
 
 
-def _play_one_deal(table: Table) -> None:
-    """Play until the page shows how the first deal ended (or the game is over)."""
+def _deal_ended(table: Table, event_words: str) -> bool:
+    """Whether the page's move log has told the end of a deal (it keeps every line)."""
+    return any(event_words in item.text for item in table.elements("#events li"))
+
+
+def _play_one_deal(table: Table, event_words: str) -> None:
+    """Play until the move log tells how the first deal ended (or the game is over).
+
+    The panel of the ended deal lasts only until the next deal's first play, which a bot may
+    make at once, so the end is looked for in the log, which keeps every event.
+    """
     assert not table.elements("#previous *")
     for _ in range(MAX_MOVES):
         table.wait_turn_or_end()
-        if table.finished() or table.elements("#previous *"):
+        if table.finished() or _deal_ended(table, event_words):
             return
         table.play_one()
     pytest.fail(f"the deal did not end after {MAX_MOVES} moves")
@@ -71,9 +80,9 @@ def test_a_guandan_deal_with_a_bot_partner(open_table: Callable[[], Table]) -> N
     table.wait_turn_or_end()
     assert table.elements("#legal button.legal")
     table.screenshot("guandan")
-    _play_one_deal(table)
-    # How the deal ended: its finishing order, and its last round's plays when it had any.
-    assert "order" in table.browser.find_element("id", "previous").text
+    _play_one_deal(table, "deal ended")
+    line = next(i.text for i in table.elements("#events li") if "deal ended" in i.text)
+    assert "order" in line, line  # the finishing order, told by the deal's end event
     table.screenshot("guandan-after-deal")
 
 
@@ -82,8 +91,9 @@ def test_a_klaberjass_deal_against_a_bot(open_table: Callable[[], Table]) -> Non
     table.create("klaberjass", ["HUMAN", BOT])
     table.wait_turn_or_end()
     table.screenshot("klaberjass")
-    _play_one_deal(table)
-    assert table.elements("#previous .card"), "the final trick of the ended deal is shown"
+    _play_one_deal(table, "deal scored")
+    # No card of the next deal is played before this seat has bid, so the panel stays.
+    wait_for("the final trick of the ended deal", lambda: table.elements("#previous .card"))
     table.screenshot("klaberjass-after-deal")
 
 
