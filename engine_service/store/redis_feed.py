@@ -184,13 +184,13 @@ class RedisEventFeed:
                 await self._changed.wait()
                 continue
             self._read_generation = self._generation
-            streams = {events_key(game): followed.cursor for game, followed in self._games.items()}
+            games = {events_key(game): game for game in self._games}
+            streams = {key: self._games[game].cursor for key, game in games.items()}
             found: Any = await self._reader.xread(streams, block=self._block)  # type: ignore[arg-type]
             for key, entries in found or ():
-                self._dispatch(key, entries)
+                self._dispatch(games[key.decode()], entries)
 
-    def _dispatch(self, key: bytes, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
-        game_id = key.decode().split("{", 1)[1].split("}", 1)[0]
+    def _dispatch(self, game_id: str, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
         followed = self._games.get(game_id)
         if followed is None:
             return
