@@ -252,22 +252,18 @@ class Engine:
             VersionConflict: the game changed, for this seat, since ``expected_version``.
             IllegalAction: the rules forbid the action; nothing is written.
         """
-        for _ in range(WRITE_ATTEMPTS - 1):
+        for attempt in range(WRITE_ATTEMPTS):
             try:
                 return await self._submit_once(
                     game_id, seat, token, expected_version, request_id, action_game, action
                 )
-            except _LostRace:
+            except _LostRace as lost:
                 # Another writer won the compare-and-set. What it wrote may be invisible to
                 # this seat (a simultaneous pass): judge the move again on the new position,
                 # still against the client's version, so a visible change gives ABORTED.
-                continue
-        try:
-            return await self._submit_once(
-                game_id, seat, token, expected_version, request_id, action_game, action
-            )
-        except _LostRace as lost:
-            raise lost.conflict from None
+                if attempt == WRITE_ATTEMPTS - 1:
+                    raise lost.conflict from None
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def _submit_once(
         self,
