@@ -18,7 +18,7 @@ import redis
 
 from engine_service.codec.record import decode_log_entry, decode_record, encode_record
 from engine_service.games import REGISTRY
-from engine_service.store.redis_store import (
+from engine_service.store.keys import (
     events_key,
     game_key,
     log_key,

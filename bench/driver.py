@@ -29,7 +29,7 @@ from cardengine.v1 import engine_service_pb2_grpc, game_pb2
 
 from bench.floor import seed_values
 from engine_service.games import REGISTRY
-from engine_service.store.redis_store import game_key
+from engine_service.store.keys import game_key
 
 CHANNELS = 16
 """Client connections per run: enough for the kernel to spread them over several processes."""

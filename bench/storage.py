@@ -19,10 +19,11 @@ from typing import Any
 import redis
 import redis.asyncio as aioredis
 
-from engine_service.app.engine import Engine
+from engine_service.app.engine import Engine, NewGame
 from engine_service.core.record import PlayerKind
 from engine_service.games import REGISTRY
-from engine_service.store.redis_store import RedisGameStore, game_key
+from engine_service.store.keys import game_key
+from engine_service.store.redis_store import RedisGameStore
 
 TTL_SECONDS = 3600
 WHOLE_GAME_CAP = 3000
@@ -36,7 +37,7 @@ async def _play(engine: Engine, game: str, seed: int, stop_after: int) -> AsyncI
     """
     spec = REGISTRY[game]
     seats = [PlayerKind.HUMAN] * spec.seats
-    created = await engine.create_game(game, spec.config_type(), seats, seed)
+    created = await engine.create_game(game, seats, NewGame(spec.config_type(), seed))
     rng = random.Random(seed)
     game_id, view, done = created.game_id, created.view, 0
     while view.outcome is None and done < stop_after:

@@ -29,6 +29,12 @@ class Settings:
         web_port: HTTP port of the browser table (the page and its gRPC-Web endpoint, see
             :mod:`engine_service.web.gateway`) on the host of ``address``; 0 serves none.
             ``make run`` turns it on (8080).
+        bot_moves_per_call: the most bot moves one request or one timer slice makes (T-R10).
+        bot_seconds_per_call: the most time one request or timer slice spends on bot moves.
+        timer_interval_seconds: how often the timer loop looks for due clocks and bot games.
+        timer_share: the fraction of the process's time the timer loop may spend on slices.
+        service_keys: the keys backends send as ``x-service-key`` to list games and manage
+            any game; empty: ListGames and GetGame need no key (a local setup).
     """
 
     address: str = "127.0.0.1:50051"
@@ -42,6 +48,11 @@ class Settings:
     log_level: str = "INFO"
     metrics_port: int = 0
     web_port: int = 0
+    bot_moves_per_call: int = 100
+    bot_seconds_per_call: float = 0.02
+    timer_interval_seconds: float = 0.05
+    timer_share: float = 0.25
+    service_keys: tuple[str, ...] = ()
 
 
 DEFAULT_METRICS_PORT = 9464
@@ -133,5 +144,44 @@ def parse_settings(
         help="HTTP port of the browser table (page and gRPC-Web) on the host of --address, 0 "
         f"serves none (environment ENGINE_WEB_PORT; default {base.web_port})",
     )
+    parser.add_argument(
+        "--bot-moves-per-call",
+        type=int,
+        default=int(env("ENGINE_BOT_MOVES_PER_CALL", base.bot_moves_per_call)),
+        help="the most bot moves one request or timer slice makes; the rest follows in later "
+        f"slices (environment ENGINE_BOT_MOVES_PER_CALL; default {base.bot_moves_per_call})",
+    )
+    parser.add_argument(
+        "--bot-seconds-per-call",
+        type=float,
+        default=float(env("ENGINE_BOT_SECONDS_PER_CALL", base.bot_seconds_per_call)),
+        help="the most time one request or timer slice spends on bot moves (environment "
+        f"ENGINE_BOT_SECONDS_PER_CALL; default {base.bot_seconds_per_call})",
+    )
+    parser.add_argument(
+        "--timer-interval-seconds",
+        type=float,
+        default=float(env("ENGINE_TIMER_INTERVAL", base.timer_interval_seconds)),
+        help="how often the timer loop looks for expired clocks and bot games (environment "
+        f"ENGINE_TIMER_INTERVAL; default {base.timer_interval_seconds})",
+    )
+    parser.add_argument(
+        "--timer-share",
+        type=float,
+        default=float(env("ENGINE_TIMER_SHARE", base.timer_share)),
+        help="the fraction of the process's time the timer loop may spend playing bots "
+        f"(environment ENGINE_TIMER_SHARE; default {base.timer_share})",
+    )
+    parser.add_argument(
+        "--service-key",
+        dest="service_keys",
+        action="append",
+        default=[k for k in env("ENGINE_SERVICE_KEYS", "").split(",") if k],
+        help="a key backends send as x-service-key to list and manage games; repeat for "
+        "several (environment ENGINE_SERVICE_KEYS, comma-separated; default none: listing "
+        "needs no key)",
+    )
     args = parser.parse_args(argv)
-    return Settings(**vars(args))
+    values = vars(args)
+    values["service_keys"] = tuple(values["service_keys"])
+    return Settings(**values)

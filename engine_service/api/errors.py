@@ -20,6 +20,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from engine_service.core.errors import (
+    AlreadyExists,
     EngineError,
     GameNotFound,
     IllegalAction,
@@ -46,6 +47,7 @@ _CODES: Final[Mapping[type[EngineError], int]] = {
     VersionExpired: code_pb2.OUT_OF_RANGE,
     WatcherTooSlow: code_pb2.RESOURCE_EXHAUSTED,
     ShuttingDown: code_pb2.UNAVAILABLE,
+    AlreadyExists: code_pb2.ALREADY_EXISTS,
 }
 
 
@@ -95,6 +97,8 @@ def status_for(error: EngineError, language: str = ENGLISH) -> status_pb2.Status
                 ]
             )
         )
+    elif isinstance(error, AlreadyExists):
+        metadata = dict(error.metadata)
     elif isinstance(error, VersionConflict):
         metadata = {"expectedVersion": str(error.expected), "currentVersion": str(error.current)}
     info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=metadata)

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Mapping
 from typing import Any, Final
 
 from cardengine.v1 import engine_service_pb2, game_pb2
 
-from engine_service.app.engine import ActionLog, CreatedGame, SeatView
+from engine_service.app.engine import ActionLog, CreatedGame, NewGame
+from engine_service.app.play import SeatView
 from engine_service.app.watch import Idle, Update, WatchItem
-from engine_service.codec.record import PLAYER_TYPES, decode_player_type
+from engine_service.codec.players import PLAYER_TYPES, decode_player_type
 from engine_service.codec.registry import CODECS
+from engine_service.codec.table import decode_clock_policy, encode_action, encode_seat_clocks
 from engine_service.core.errors import MalformedRequest
 from engine_service.core.protocol import GameSpec, OptionSpec, Outcome
 from engine_service.core.record import PlayerKind
@@ -23,6 +26,10 @@ from engine_service.i18n import ENGLISH, outcome_summary
 
 GAME_ID: Final = re.compile(r"[0-9a-f]{32}")
 REQUEST_ID: Final = re.compile(r"[\x21-\x7e]{1,64}")
+LABEL_KEY: Final = re.compile(r"[a-z][a-z0-9_.-]{0,62}")
+MAX_LABELS: Final = 16
+MAX_LABEL_VALUE: Final = 256
+MAX_REASON: Final = 256
 _OPTION_KINDS: Final = {
     "int": engine_service_pb2.OPTION_KIND_INT,
     "bool": engine_service_pb2.OPTION_KIND_BOOL,
@@ -69,7 +76,45 @@ def action_of(action: game_pb2.Action) -> tuple[str, Any]:
     game = action.WhichOneof("game")
     if game is None:
         raise MalformedRequest("action", "set the field of the game being played")
+    if game == "table":
+        raise MalformedRequest(
+            "action.table", "table changes are made with LeaveGame, UpdateSeat or EndGame"
+        )
     return game, CODECS[game].decode_action(action)
+
+
+def labels_of(labels: Mapping[str, str], field_path: str = "labels") -> tuple[tuple[str, str], ...]:
+    """Well-formed labels, sorted by key (T-R11: at most 16, keys as Kubernetes-style names)."""
+    if len(labels) > MAX_LABELS:
+        raise MalformedRequest(field_path, f"at most {MAX_LABELS} labels")
+    for key, value in labels.items():
+        if not LABEL_KEY.fullmatch(key):
+            raise MalformedRequest(
+                f"{field_path}[{key[:64]!r}]",
+                "keys are 1 to 63 characters of a-z, 0-9, _, . and -, starting with a letter",
+            )
+        if len(value) > MAX_LABEL_VALUE:
+            raise MalformedRequest(f"{field_path}[{key!r}]", "values are at most 256 characters")
+    return tuple(sorted(labels.items()))
+
+
+def new_game_of(
+    spec: GameSpec[Any, Any, Any, Any], request: engine_service_pb2.CreateGameRequest
+) -> NewGame:
+    """Everything a CreateGame request asks for beside the game type and the seats."""
+    return NewGame(
+        config=config_of(spec, request.options),
+        seed=request.seed if request.HasField("seed") else None,
+        clock=decode_clock_policy(request.clock) if request.HasField("clock") else None,
+        labels=labels_of(request.labels),
+    )
+
+
+def reason_of(reason: str) -> str:
+    """An EndGame reason of 1 to 256 characters."""
+    if not 1 <= len(reason) <= MAX_REASON:
+        raise MalformedRequest("reason", "must be 1 to 256 characters")
+    return reason
 
 
 def encode_option(option: OptionSpec) -> engine_service_pb2.GameOption:
@@ -97,7 +142,12 @@ def encode_game_type(spec: GameSpec[Any, Any, Any, Any]) -> engine_service_pb2.G
 def encode_outcome(outcome: Outcome, game_type: str, language: str = ENGLISH) -> game_pb2.Outcome:
     """A finished game's result, its summary in ``language`` (English: the rules' own)."""
     summary = outcome_summary(outcome, language, game_type)
-    return game_pb2.Outcome(winners=outcome.winners, scores=outcome.scores, summary=summary)
+    return game_pb2.Outcome(
+        winners=outcome.winners,
+        scores=outcome.scores,
+        summary=summary,
+        ended_early=outcome.ended_early,
+    )
 
 
 def encode_view(seat_view: SeatView, language: str = ENGLISH) -> game_pb2.GameView:
@@ -111,6 +161,7 @@ def encode_view(seat_view: SeatView, language: str = ENGLISH) -> game_pb2.GameVi
         status=game_pb2.GAME_STATUS_FINISHED if over else game_pb2.GAME_STATUS_IN_PROGRESS,
         to_act=seat_view.to_act,
         seats=[PLAYER_TYPES[kind] for kind in seat_view.seats],
+        clocks=encode_seat_clocks(seat_view.record),
     )
     if seat_view.viewer is not None:
         message.viewer_seat = seat_view.viewer
@@ -132,15 +183,15 @@ def encode_created(
             for seat, token in sorted(created.tokens.items())
         ],
         view=encode_view(created.view, language),
+        admin_token=created.admin_token,
     )
 
 
 def encode_log(log: ActionLog, next_page_token: str) -> engine_service_pb2.GetActionLogResponse:
     """The GetActionLog reply, with the token of the next page ("" after the last)."""
-    codec = CODECS[log.game_type]
     message = engine_service_pb2.GetActionLogResponse(
         game_type=log.game_type,
-        options=codec.encode_options(log.config),
+        options=CODECS[log.game_type].encode_options(log.config),
         seats=[PLAYER_TYPES[kind] for kind in log.seats],
         version=log.version,
         next_page_token=next_page_token,
@@ -152,7 +203,7 @@ def encode_log(log: ActionLog, next_page_token: str) -> engine_service_pb2.GetAc
         if line.applied_at_ms:
             entry.applied_at.FromMilliseconds(line.applied_at_ms)
         if line.action is not None:
-            entry.action.CopyFrom(codec.encode_action(line.action))
+            entry.action.CopyFrom(encode_action(log.game_type, line.action))
     return message
 
 

@@ -25,6 +25,9 @@ from engine_service.api.logs import configure_logging
 from engine_service.api.reflection import enable_reflection
 from engine_service.api.servicer import EngineServicer
 from engine_service.app.engine import Engine
+from engine_service.app.play import BotBudget
+from engine_service.app.seats import ServiceKeys
+from engine_service.app.timers import TimerSettings, run_timers
 from engine_service.settings import Settings, parse_settings
 from engine_service.store.redis_feed import RedisEventFeed
 from engine_service.store.redis_store import RedisGameStore
@@ -56,7 +59,11 @@ class EngineServer:
     health: HealthServicer
     feed: RedisEventFeed
     store: RedisGameStore
+    engine: Engine
+    timer_settings: TimerSettings
     web: WebGateway | None = None
+    _timers: asyncio.Task[None] | None = None
+    _timers_stop: asyncio.Event | None = None
 
     async def start(self) -> None:
         """Follow event streams, then take calls (and serve the browser table, if on)."""
@@ -64,10 +71,17 @@ class EngineServer:
         await self.server.start()
         if self.web is not None:
             await self.web.start()
+        self._timers_stop = asyncio.Event()
+        self._timers = asyncio.create_task(
+            run_timers(self.engine, self.timer_settings, self._timers_stop)
+        )
 
     async def stop(self, grace_seconds: float) -> None:
         """Report NOT_SERVING, end watch streams, let unary calls finish, close Redis."""
         await self.health.enter_graceful_shutdown()
+        if self._timers is not None and self._timers_stop is not None:
+            self._timers_stop.set()
+            await self._timers
         await self.feed.stop()
         if self.web is not None:
             await self.web.stop()
@@ -90,7 +104,10 @@ async def build_server(settings: Settings) -> EngineServer:
     feed = RedisEventFeed(settings.redis_url, store.client, settings.watcher_queue_limit)
     interceptors = [metrics.MetricsInterceptor()] if settings.metrics_port else []
     server = new_grpc_server(interceptors)
-    servicer = EngineServicer(Engine(store), feed, settings.watch_idle_seconds)
+    budget = BotBudget(settings.bot_moves_per_call, settings.bot_seconds_per_call)
+    engine = Engine(store, budget=budget)
+    keys = ServiceKeys.of(settings.service_keys)
+    servicer = EngineServicer(engine, feed, settings.watch_idle_seconds, keys)
     engine_service_pb2_grpc.add_EngineServiceServicer_to_server(servicer, server)
     health_servicer = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -107,7 +124,8 @@ async def build_server(settings: Settings) -> EngineServer:
         host = settings.address.rsplit(":", 1)[0].strip("[]")
         register = engine_service_pb2_grpc.add_EngineServiceServicer_to_server
         web = WebGateway(servicer, register, host, settings.web_port, settings.grace_seconds)
-    return EngineServer(server, port, health_servicer, feed, store, web)
+    timers = TimerSettings(settings.timer_interval_seconds, settings.timer_share)
+    return EngineServer(server, port, health_servicer, feed, store, engine, timers, web)
 
 
 async def serve_until(

@@ -18,20 +18,27 @@ import grpc
 from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc, guandan_pb2, rulebook_pb2
 from google.rpc import status_pb2
 
-from engine_service.api import messages
+from engine_service.api import game_messages, messages
 from engine_service.api.errors import abort, status_for, unexpected_status
 from engine_service.api.rulebook import encode_description
 from engine_service.app.engine import Engine
 from engine_service.app.explain import explain_play
+from engine_service.app.games import game_info, list_games
+from engine_service.app.seats import Admin, ServiceKeys
+from engine_service.app.tables import end_game, leave_game, rematch, update_seat
 from engine_service.app.watch import watch
 from engine_service.codec.guandan_explain import decode_asked_cards, encode_explained
-from engine_service.core.errors import EngineError
+from engine_service.codec.players import decode_player_type
+from engine_service.core.errors import EngineError, Unauthenticated
 from engine_service.i18n import negotiate
 from engine_service.rulebook import describe
 from engine_service.store.protocol import EventFeed
 
 TOKEN_HEADER: Final = "x-seat-token"
+ADMIN_HEADER: Final = "x-admin-token"
+SERVICE_KEY_HEADER: Final = "x-service-key"
 LANGUAGE_HEADER: Final = "accept-language"
+NO_SERVICE_KEYS: Final = ServiceKeys(frozenset())
 log = logging.getLogger("engine_service.rpc")
 
 RequestT = TypeVar("RequestT")
@@ -100,12 +107,17 @@ def stream_rpc(handler: StreamHandler[RequestT, ReplyT]) -> StreamHandler[Reques
     return wrapper
 
 
+def metadata_of(context: Context, header: str) -> str | None:
+    """The value of one metadata entry, if sent."""
+    for key, value in context.invocation_metadata() or ():
+        if key == header:
+            return value if isinstance(value, str) else value.decode(errors="replace")
+    return None
+
+
 def token_of(context: Context) -> str | None:
     """The seat token sent as metadata, if any."""
-    for key, value in context.invocation_metadata() or ():
-        if key == TOKEN_HEADER:
-            return value if isinstance(value, str) else value.decode()
-    return None
+    return metadata_of(context, TOKEN_HEADER)
 
 
 def language_of(context: Context) -> str:
@@ -121,10 +133,29 @@ def language_of(context: Context) -> str:
 class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
     """The EngineService over one :class:`Engine` and this process's event feed."""
 
-    def __init__(self, engine: Engine, feed: EventFeed, watch_idle_seconds: float) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        feed: EventFeed,
+        watch_idle_seconds: float,
+        service_keys: ServiceKeys = NO_SERVICE_KEYS,
+    ) -> None:
         self._engine = engine
         self._feed = feed
         self._idle = watch_idle_seconds
+        self._keys = service_keys
+
+    def _admin(self, context: Context) -> Admin:
+        """The caller's admin credential: the game's admin token, or a valid service key."""
+        key = self._keys.valid(metadata_of(context, SERVICE_KEY_HEADER))
+        return Admin(metadata_of(context, ADMIN_HEADER), key)
+
+    def _check_lister(self, context: Context) -> None:
+        """Listing needs a service key once the service has any."""
+        if self._keys.required and not self._keys.valid(metadata_of(context, SERVICE_KEY_HEADER)):
+            raise Unauthenticated(
+                "send one of the service's keys as x-service-key metadata", "SERVICE_KEY_INVALID"
+            )
 
     @rpc
     async def ListGameTypes(
@@ -148,10 +179,9 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
     ) -> engine_service_pb2.CreateGameResponse:
         """Deal a game and hand out the human seats' tokens."""
         spec = self._engine.spec(request.game_type)
-        config = messages.config_of(spec, request.options)
-        seed = request.seed if request.HasField("seed") else None
+        new = messages.new_game_of(spec, request)
         seats = messages.seats_of(request)
-        created = await self._engine.create_game(spec.name, config, seats, seed)
+        created = await self._engine.create_game(spec.name, seats, new)
         return messages.encode_created(created, language_of(context))
 
     @rpc
@@ -226,3 +256,76 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         language = language_of(context)
         async for item in items:
             yield messages.encode_watch_item(item, language)
+
+    @rpc
+    async def ListGames(
+        self, request: engine_service_pb2.ListGamesRequest, context: Context
+    ) -> engine_service_pb2.ListGamesResponse:
+        """A page of games matching the filters, newest first."""
+        self._check_lister(context)
+        wanted = game_messages.filter_of(request)
+        cursor = game_messages.list_cursor(request)
+        found, after = await list_games(self._engine, wanted, cursor, request.page_size)
+        language = language_of(context)
+        return engine_service_pb2.ListGamesResponse(
+            games=[game_messages.encode_game_info(info, language) for info in found],
+            next_page_token="" if after is None else game_messages.list_token(request, after),
+        )
+
+    @rpc
+    async def GetGame(
+        self, request: engine_service_pb2.GetGameRequest, context: Context
+    ) -> engine_service_pb2.GetGameResponse:
+        """A game's metadata for its admin."""
+        game_id = messages.game_id_of(request.game_id)
+        info = await game_info(self._engine, game_id, self._admin(context))
+        game = game_messages.encode_game_info(info, language_of(context))
+        return engine_service_pb2.GetGameResponse(game=game)
+
+    @rpc
+    async def LeaveGame(
+        self, request: engine_service_pb2.LeaveGameRequest, context: Context
+    ) -> engine_service_pb2.LeaveGameResponse:
+        """The seat's player leaves or resigns."""
+        game_id = messages.game_id_of(request.game_id)
+        seat_view = await leave_game(
+            self._engine, game_id, request.seat, token_of(context), request.resign
+        )
+        view = messages.encode_view(seat_view, language_of(context))
+        return engine_service_pb2.LeaveGameResponse(view=view)
+
+    @rpc
+    async def UpdateSeat(
+        self, request: engine_service_pb2.UpdateSeatRequest, context: Context
+    ) -> engine_service_pb2.UpdateSeatResponse:
+        """The admin hands a seat over and/or issues it a new token."""
+        game_id = messages.game_id_of(request.game_id)
+        kind = None
+        if request.player_type:
+            kind = decode_player_type(request.player_type, "player_type")
+        token, seat_view = await update_seat(
+            self._engine, game_id, request.seat, self._admin(context), kind, request.reissue_token
+        )
+        view = messages.encode_view(seat_view, language_of(context))
+        return engine_service_pb2.UpdateSeatResponse(token=token or "", view=view)
+
+    @rpc
+    async def EndGame(
+        self, request: engine_service_pb2.EndGameRequest, context: Context
+    ) -> engine_service_pb2.EndGameResponse:
+        """The admin ends the game early."""
+        game_id = messages.game_id_of(request.game_id)
+        reason = messages.reason_of(request.reason)
+        seat_view = await end_game(self._engine, game_id, self._admin(context), reason)
+        view = messages.encode_view(seat_view, language_of(context))
+        return engine_service_pb2.EndGameResponse(view=view)
+
+    @rpc
+    async def RematchGame(
+        self, request: engine_service_pb2.RematchGameRequest, context: Context
+    ) -> engine_service_pb2.RematchGameResponse:
+        """A new game from a finished one."""
+        game_id = messages.game_id_of(request.game_id)
+        created = await rematch(self._engine, game_id, self._admin(context))
+        game = messages.encode_created(created, language_of(context))
+        return engine_service_pb2.RematchGameResponse(game=game)

@@ -8,13 +8,23 @@ coroutines only because the store is: they know nothing of gRPC.
 
 from __future__ import annotations
 
-import random
 import secrets
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Final
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, TypeVar
 
+from engine_service.app.play import (
+    BotBudget,
+    Move,
+    SeatView,
+    bot_move,
+    bot_seats,
+    listing_of,
+    play_bots,
+    seat_view,
+    step,
+)
 from engine_service.app.seats import authorize, new_token
 from engine_service.codec.record import (
     decode_log_entry,
@@ -23,46 +33,60 @@ from engine_service.codec.record import (
     encode_log_entry,
     encode_record,
 )
-from engine_service.core.errors import MalformedRequest, VersionConflict
-from engine_service.core.events import Event
-from engine_service.core.protocol import GameSpec, Outcome, Rules
+from engine_service.core.errors import GameNotFound, MalformedRequest, VersionConflict
+from engine_service.core.protocol import GameSpec, Rules
 from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
+from engine_service.core.table import (
+    ClockExpired,
+    ClockPolicy,
+    ExpiryAction,
+    TableChange,
+    check_can_act,
+    check_change,
+    first_deadline,
+    initial_clocks,
+    outcome_of,
+    seats_to_act,
+    tick_clocks,
+)
 from engine_service.games import REGISTRY
-from engine_service.store.protocol import GameStore, NewVersion
-
-BOT_ACTION_LIMIT: Final = 50_000
-"""Most bot actions one request may run; only an all-bot game can come near it."""
+from engine_service.store.protocol import GameIndex, GameStore, NewVersion
 
 VERSION_BYTES: Final = 8
 WRITE_ATTEMPTS: Final = 8
 """How often a move whose write lost a race is judged again (simultaneous moves only)."""
+DEFAULT_BUDGET: Final = BotBudget()
 MAX_PAGE_SIZE: Final = 1000
 """Most log entries one GetActionLog page holds (AIP-158: larger sizes are lowered to it)."""
 
 
 @dataclass(frozen=True, slots=True)
-class SeatView:
-    """What one seat (or a spectator, ``viewer is None``) sees, plus the game's envelope."""
-
-    game_id: str
-    game_type: str
-    version: int
-    viewer: int | None
-    to_act: tuple[int, ...]
-    legal: Sequence[Any]
-    outcome: Outcome | None
-    seats: tuple[PlayerKind, ...]
-    config: Any
-    view: Any
-
-
-@dataclass(frozen=True, slots=True)
 class CreatedGame:
-    """A new game: its id, one token per human seat, and the spectator's view."""
+    """A new game: its id, one token per human seat, the admin token and the spectator's view."""
 
     game_id: str
     tokens: Mapping[int, str]
+    admin_token: str
     view: SeatView
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    """What a game is created with, beside its type and seats (all but ``config`` optional).
+
+    Attributes:
+        config: the game's own options.
+        seed: fixes every shuffle; ``None`` picks one.
+        clock: the turn clock of the human seats (T-R4); ``None``: no clock.
+        labels: the creator's tags, for listings.
+        rematch_of: the finished game this one is the rematch of (T-R9).
+    """
+
+    config: Any
+    seed: int | None = None
+    clock: ClockPolicy | None = None
+    labels: tuple[tuple[str, str], ...] = ()
+    rematch_of: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,90 +115,47 @@ class ActionLog:
     next_index: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class Move:
-    """One applied action with what it made happen."""
-
-    seat: int
-    action: Any
-    events: tuple[Event, ...]
-
-
 class _LostRace(Exception):
-    """A move's compare-and-set found another writer's version in place."""
+    """A write's compare-and-set found another writer's version in place."""
 
     def __init__(self, conflict: VersionConflict) -> None:
         super().__init__(str(conflict))
         self.conflict = conflict
 
 
+class Store(GameStore, GameIndex, Protocol):
+    """A game store that keeps the indexes across games too (as the Redis store does)."""
+
+
+Change = tuple[int, TableChange]
+"""A table change and the seat it concerns."""
+
 Clock = Callable[[], float]
-"""Seconds since the Unix epoch; the only time the use cases read (for the log's times)."""
-
-
-def play_bots(
-    spec: GameSpec[Any, Any, Any, Any],
-    rules: Rules[Any, Any, Any],
-    record: GameRecord,
-    state: Any,
-    version: int,
-) -> tuple[Any, list[Move]]:
-    """Let bot seats act until a human must, or the game ends.
-
-    Each bot move draws from ``Random(f"{seed}:bot:{version}")``, so a seeded game with
-    the same human moves plays out the same way every time.
-    """
-    moves: list[Move] = []
-    while len(moves) < BOT_ACTION_LIMIT:
-        bot_seats = [s for s in rules.current_seats(state) if record.seats[s].kind.is_bot]
-        if not bot_seats:
-            break
-        seat = bot_seats[0]
-        bot = spec.bots[record.seats[seat].kind.value]
-        rng = random.Random(f"{record.seed}:bot:{version + len(moves)}")
-        action = bot.choose(rules.view(state, seat), rules.legal_actions(state, seat), rng)
-        state, move = step(rules, state, seat, action)
-        moves.append(move)
-    return state, moves
-
-
-def step(rules: Rules[Any, Any, Any], state: Any, seat: int, action: Any) -> tuple[Any, Move]:
-    """Apply one action; the new state and the move with its events."""
-    after = rules.apply(state, seat, action)
-    return after, Move(seat, action, rules.events(state, seat, action, after))
-
-
-def seat_view(
-    rules: Rules[Any, Any, Any], game_id: str, record: GameRecord, version: int, seat: int | None
-) -> SeatView:
-    """``seat``'s view of ``record`` at ``version`` (``None``: a spectator's)."""
-    state = record.state
-    return SeatView(
-        game_id=game_id,
-        game_type=record.game_type,
-        version=version,
-        viewer=seat,
-        to_act=rules.current_seats(state),
-        legal=rules.legal_actions(state, seat) if seat is not None else (),
-        outcome=rules.outcome(state),
-        seats=tuple(s.kind for s in record.seats),
-        config=record.config,
-        view=rules.view(state, seat),
-    )
+"""Seconds since the Unix epoch; the only time the use cases read (log times, turn clocks)."""
+T = TypeVar("T")
 
 
 class Engine:
-    """Create games, show views, apply actions and let bots play, over one store."""
+    """Create games, show views, apply actions and table changes, let bots play, over a store.
+
+    Bot work per call is bounded by ``budget`` (T-R10); a game left with bots to move is due
+    at once in the store's index, and the timer loop (:mod:`engine_service.app.timers`)
+    moves it on through :meth:`advance`, as it fires turn clocks.
+    """
 
     def __init__(
         self,
-        store: GameStore,
+        store: Store,
         registry: Mapping[str, GameSpec[Any, Any, Any, Any]] = REGISTRY,
         clock: Clock = time.time,
+        budget: BotBudget = DEFAULT_BUDGET,
+        work_clock: Clock = time.perf_counter,
     ) -> None:
         self.store = store
         self.registry = registry
+        self.budget = budget
         self._clock = clock
+        self._work_clock = work_clock
 
     @property
     def game_types(self) -> tuple[GameSpec[Any, Any, Any, Any], ...]:
@@ -193,20 +174,30 @@ class Engine:
         """The rules a stored game is played by."""
         return self.registry[record.game_type].make_rules(record.config)
 
+    def now_ms(self) -> int:
+        """The time now, in milliseconds since the Unix epoch."""
+        return int(self._clock() * 1000)
+
     # -- use cases -----------------------------------------------------------------------
 
     async def create_game(
-        self, game_type: str, config: Any, seats: Sequence[PlayerKind], seed: int | None
+        self, game_type: str, seats: Sequence[PlayerKind], new: NewGame
     ) -> CreatedGame:
-        """Deal a new game, let bots make their opening moves, store it.
+        """Deal a new game, let bots make their opening moves (bounded), store it.
 
         Raises:
-            MalformedRequest: unknown game type or the wrong number of seats.
+            MalformedRequest: unknown game type, the wrong number of seats, or a forfeiting
+                clock for a game without a forfeit.
         """
         spec = self.spec(game_type)
         if len(seats) != spec.seats:
             raise MalformedRequest("seats", f"{game_type} needs exactly {spec.seats} seats")
-        game_seed = secrets.randbits(63) if seed is None else seed
+        forfeits = new.clock is not None and new.clock.on_expiry is ExpiryAction.FORFEIT
+        if forfeits and spec.sides is None:
+            raise MalformedRequest(
+                "clock.on_expiry", f"{game_type} has no forfeit (T-R5)", "NO_FORFEIT_IN_GAME"
+            )
+        game_seed = secrets.randbits(63) if new.seed is None else new.seed
         tokens: dict[int, str] = {}
         seat_records = []
         for index, kind in enumerate(seats):
@@ -214,15 +205,34 @@ class Engine:
             if kind is PlayerKind.HUMAN:
                 tokens[index], digest = new_token()
             seat_records.append(SeatRecord(kind, digest))
-        rules = spec.make_rules(config)
-        record = GameRecord(game_type, config, game_seed, tuple(seat_records), None)
-        state, moves = play_bots(spec, rules, record, rules.new_game(game_seed), 1)
-        record = replace(record, state=state)
+        admin_token, admin_digest = new_token()
+        rules = spec.make_rules(new.config)
+        now = self.now_ms()
+        record = GameRecord(
+            game_type=game_type,
+            config=new.config,
+            seed=game_seed,
+            seats=tuple(seat_records),
+            state=rules.new_game(game_seed),
+            admin_sha256=admin_digest,
+            clock=new.clock,
+            clocks=initial_clocks(new.clock, spec.seats),
+            labels=new.labels,
+            created_at_ms=now,
+            rematch_of=new.rematch_of,
+        )
+        origin = tick_clocks(rules, record, None, now)
+        record, moves = play_bots(spec, rules, origin, 1, now, self.budget, self._work_clock)
         game_id = secrets.token_hex(16)
         version = await self.store.create(
-            game_id, encode_record(record), self._new_versions(game_type, moves)
+            game_id,
+            encode_record(origin),
+            encode_record(record),
+            self._new_versions(game_type, moves, now),
+            listing_of(rules, record, now),
         )
-        return CreatedGame(game_id, tokens, seat_view(rules, game_id, record, version, None))
+        view = seat_view(rules, game_id, record, version, None)
+        return CreatedGame(game_id, tokens, admin_token, view)
 
     async def view(self, game_id: str, seat: int | None, token: str | None) -> SeatView:
         """A seat's view (token checked) or the spectator's view (``seat is None``)."""
@@ -244,26 +254,22 @@ class Engine:
         """Apply ``seat``'s action, then the bots' replies, with one compare-and-set.
 
         A stale ``expected_version`` is accepted when only other seats' secret moves came in
-        since (:meth:`_check_unseen_changes`).
+        since (:meth:`_check_unseen_changes`). When the write loses a race, the move is judged
+        again on the new position, still against the client's version, so a visible change
+        gives ABORTED.
 
         Raises:
             MalformedRequest: bad seat, or an action of another game type.
             Unauthenticated, PermissionDenied: the token is not ``seat``'s.
             VersionConflict: the game changed, for this seat, since ``expected_version``.
-            IllegalAction: the rules forbid the action; nothing is written.
+            IllegalAction: the rules forbid the action, the game is over (T-R1) or a bot
+                plays the seat (T-R2); nothing is written.
         """
-        for attempt in range(WRITE_ATTEMPTS):
-            try:
-                return await self._submit_once(
-                    game_id, seat, token, expected_version, request_id, action_game, action
-                )
-            except _LostRace as lost:
-                # Another writer won the compare-and-set. What it wrote may be invisible to
-                # this seat (a simultaneous pass): judge the move again on the new position,
-                # still against the client's version, so a visible change gives ABORTED.
-                if attempt == WRITE_ATTEMPTS - 1:
-                    raise lost.conflict from None
-        raise AssertionError("unreachable")  # pragma: no cover
+        return await self._retrying(
+            lambda: self._submit_once(
+                game_id, seat, token, expected_version, request_id, action_game, action
+            )
+        )
 
     async def _submit_once(
         self,
@@ -286,29 +292,150 @@ class Engine:
             return await self._replayed_view(game_id, stored.replay, seat)
         if action_game != record.game_type:
             raise MalformedRequest("action", f"this game is {record.game_type}, not {action_game}")
+        check_can_act(record, seat)
         rules = spec.make_rules(record.config)
         if expected_version != stored.version:
             await self._check_unseen_changes(
                 game_id, rules, record, seat, expected_version, stored.version
             )
-        state, move = step(rules, record.state, seat, action)
-        state, bot_moves = play_bots(spec, rules, record, state, stored.version + 1)
-        record = replace(record, state=state)
-        moves = [move, *bot_moves]
-        version = stored.version + len(moves)
-        reply = version.to_bytes(VERSION_BYTES, "big")
+        now = self.now_ms()
+        record, move = step(spec, rules, record, seat, action, now)
+        record, version = await self.finish(
+            game_id, stored.version, spec, rules, record, [move], now, request_key
+        )
+        return seat_view(rules, game_id, record, version, seat)
+
+    async def change_table(
+        self,
+        game_id: str,
+        permit: Callable[[GameRecord], None],
+        changes: Callable[[GameSpec[Any, Any, Any, Any], GameRecord], Sequence[Change]],
+    ) -> tuple[GameRecord, int]:
+        """Apply table changes (T-R2 to T-R8) and the bots' replies with one compare-and-set.
+
+        ``permit`` checks the caller's credential, ``changes`` says what changes for the game
+        as it is now; both run again when the write loses a race, since table changes do not
+        depend on a version the caller saw.
+
+        Raises:
+            Unauthenticated, PermissionDenied: from ``permit``.
+            IllegalAction: a change the table rules refuse (:func:`check_change`).
+        """
+
+        async def attempt() -> tuple[GameRecord, int]:
+            stored = await self.store.load(game_id)
+            record = decode_record(stored.snapshot)
+            permit(record)
+            spec = self.registry[record.game_type]
+            rules = spec.make_rules(record.config)
+            now = self.now_ms()
+            moves = []
+            for seat, change in changes(spec, record):
+                check_change(record, seat, change)
+                record, move = step(spec, rules, record, seat, change, now)
+                moves.append(move)
+            return await self.finish(game_id, stored.version, spec, rules, record, moves, now)
+
+        return await self._retrying(attempt)
+
+    async def advance(self, game_id: str) -> bool:
+        """Do what is due in a game: fire an expired turn clock, then let bots play a slice.
+
+        This is the timer loop's step. Whichever process gets here first does it; the others
+        lose the compare-and-set and do nothing, so it happens exactly once.
+
+        Returns whether anything was written.
+        """
+        try:
+            stored = await self.store.load(game_id)
+        except GameNotFound:
+            await self.store.drop_due(game_id)
+            return False
+        record = decode_record(stored.snapshot)
+        spec = self.registry[record.game_type]
+        rules = spec.make_rules(record.config)
+        now = self.now_ms()
+        moves: list[Move] = []
+        expired = first_deadline(record)
+        if not bot_seats(rules, record) and expired is not None and expired[0] <= now:
+            record, moves = self._expire(spec, rules, record, expired[1], stored.version, now)
+        if not moves and not bot_seats(rules, record):
+            return False
+        try:
+            await self.finish(game_id, stored.version, spec, rules, record, moves, now)
+        except (_LostRace, GameNotFound):
+            return False
+        return True
+
+    @staticmethod
+    def _expire(
+        spec: GameSpec[Any, Any, Any, Any],
+        rules: Rules[Any, Any, Any],
+        record: GameRecord,
+        seat: int,
+        version: int,
+        now: int,
+    ) -> tuple[GameRecord, list[Move]]:
+        """A seat's clock ran out (T-R5): the expiry entry, then its bot's move or a forfeit."""
+        assert record.clock is not None  # only a clock has deadlines
+        policy = record.clock.on_expiry
+        record, expiry = step(spec, rules, record, seat, ClockExpired(policy), now)
+        moves = [expiry]
+        bot = policy.bot
+        if bot is not None and seat in seats_to_act(rules, record):
+            action = bot_move(spec, rules, record, seat, bot, version + 1)
+            record, move = step(spec, rules, record, seat, action, now)
+            moves.append(move)
+        return record, moves
+
+    async def finish(
+        self,
+        game_id: str,
+        base_version: int,
+        spec: GameSpec[Any, Any, Any, Any],
+        rules: Rules[Any, Any, Any],
+        record: GameRecord,
+        moves: Sequence[Move],
+        now: int,
+        request_key: str | None = None,
+    ) -> tuple[GameRecord, int]:
+        """Let bots reply (bounded) to ``moves`` and write it all with one compare-and-set.
+
+        ``moves`` were made on version ``base_version``; returns the record and the version
+        reached.
+
+        Raises:
+            _LostRace: another writer changed the game since ``base_version``.
+        """
+        start = base_version + len(moves)
+        record, bot_moves = play_bots(
+            spec, rules, record, start, now, self.budget, self._work_clock
+        )
+        written = [*moves, *bot_moves]
+        version = base_version + len(written)
         try:
             await self.store.save(
                 game_id,
-                stored.version,
+                base_version,
                 encode_record(record),
-                self._new_versions(record.game_type, moves),
+                self._new_versions(record.game_type, written, now),
+                listing_of(rules, record, now),
                 request_key,
-                reply,
+                version.to_bytes(VERSION_BYTES, "big") if request_key is not None else b"",
             )
         except VersionConflict as conflict:
             raise _LostRace(conflict) from conflict
-        return seat_view(rules, game_id, record, version, seat)
+        return record, version
+
+    async def _retrying(self, attempt: Callable[[], Awaitable[T]]) -> T:
+        """Run a write again when it lost a compare-and-set race, at most WRITE_ATTEMPTS times."""
+        for tries in range(1, WRITE_ATTEMPTS + 1):
+            try:
+                return await attempt()
+            except _LostRace as lost:
+                if tries == WRITE_ATTEMPTS:
+                    raise lost.conflict from None
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def action_log(
         self,
@@ -331,7 +458,7 @@ class Engine:
         record = decode_record(stored.snapshot)
         self.check_reader(record, seat, token)
         rules = self.rules_of(record)
-        over = rules.outcome(record.state) is not None
+        over = outcome_of(rules, record) is not None
         entries = []
         for index, raw in enumerate(raw_entries, start=start):
             logged = decode_log_entry(record.game_type, raw)
@@ -351,6 +478,10 @@ class Engine:
         )
 
     # -- steps -----------------------------------------------------------------------------
+
+    def check_seat_of(self, record: GameRecord, seat: int) -> None:
+        """Raise MalformedRequest unless ``seat`` is one of the game's."""
+        self._check_seat(self.registry[record.game_type], seat, "seat")
 
     def check_reader(self, record: GameRecord, seat: int | None, token: str | None) -> None:
         """A seat's reader must hold its token; a spectator needs none."""
@@ -390,9 +521,9 @@ class Engine:
             if logged.seat == seat or not rules.is_secret(logged.action):
                 raise VersionConflict(expected, current)
 
-    def _new_versions(self, game_type: str, moves: Sequence[Move]) -> list[NewVersion]:
-        """The log entries and events of ``moves``, stamped with the time now."""
-        now_ms = int(self._clock() * 1000)
+    @staticmethod
+    def _new_versions(game_type: str, moves: Sequence[Move], now_ms: int) -> list[NewVersion]:
+        """The log entries and events of ``moves``, stamped with ``now_ms``."""
         return [
             NewVersion(
                 entry=encode_log_entry(game_type, move.seat, move.action, now_ms),
@@ -402,15 +533,15 @@ class Engine:
         ]
 
     async def state_at(self, game_id: str, version: int) -> GameRecord:
-        """The game as it was at ``version``, rebuilt from its seed and log."""
-        stored, entries = await self.store.log(game_id, 0, version - 1)
-        record = decode_record(stored.snapshot)
-        rules = self.rules_of(record)
-        state = rules.new_game(record.seed)
+        """The game as it was at ``version``, rebuilt from the record as created and the log."""
+        origin, entries = await self.store.origin(game_id, version - 1)
+        record = decode_record(origin)
+        spec = self.registry[record.game_type]
+        rules = spec.make_rules(record.config)
         for raw in entries:
             logged = decode_log_entry(record.game_type, raw)
-            state = rules.apply(state, logged.seat, logged.action)
-        return replace(record, state=state)
+            record = step(spec, rules, record, logged.seat, logged.action, logged.applied_at_ms)[0]
+        return record
 
     async def _replayed_view(self, game_id: str, reply: bytes, seat: int) -> SeatView:
         """The answer a repeated request got the first time (AIP-155 idempotency).

@@ -11,14 +11,16 @@ never skips or repeats a version.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from engine_service.app.engine import Engine, SeatView, seat_view
+from engine_service.app.engine import Engine
+from engine_service.app.play import SeatView, seat_view, step
 from engine_service.codec.record import decode_log_entry, decode_record, visible_events
 from engine_service.core.errors import MalformedRequest, VersionExpired
-from engine_service.core.protocol import Outcome, Rules
+from engine_service.core.protocol import GameSpec, Outcome, Rules
 from engine_service.core.record import GameRecord
+from engine_service.core.table import outcome_of
 from engine_service.store.protocol import EventFeed, StoredVersion
 
 
@@ -67,6 +69,7 @@ class _Position:
     game_id: str
     viewer: int | None
     events_only: bool
+    spec: GameSpec[Any, Any, Any, Any]
     rules: Rules[Any, Any, Any]
     record: GameRecord
     version: int
@@ -74,8 +77,8 @@ class _Position:
     def advance(self, stored: StoredVersion) -> Update:
         """Apply the next version's action and describe it for the viewer."""
         logged = decode_log_entry(self.record.game_type, stored.entry)
-        state = self.rules.apply(self.record.state, logged.seat, logged.action)
-        self.record = replace(self.record, state=state)
+        at_ms = logged.applied_at_ms
+        self.record = step(self.spec, self.rules, self.record, logged.seat, logged.action, at_ms)[0]
         self.version = stored.version
         return Update(
             version=stored.version,
@@ -91,7 +94,7 @@ class _Position:
 
     def ended(self) -> Ended | None:
         """The end of the stream, once the game is over."""
-        outcome = self.rules.outcome(self.record.state)
+        outcome = outcome_of(self.rules, self.record)
         if outcome is None:
             return None
         return Ended(self.record.game_type, self.version, outcome)
@@ -149,7 +152,8 @@ async def watch(
         pending = await _kept_after(engine, game_id, start, stored.version)
         if start < stored.version:
             record = await engine.state_at(game_id, start)
-        position = _Position(game_id, seat, events_only, rules, record, start)
+        spec = engine.registry[record.game_type]
+        position = _Position(game_id, seat, events_only, spec, rules, record, start)
         if from_version == 0:
             view = None if events_only else position.view()
             yield Update(position.version, None, 0, (), view)

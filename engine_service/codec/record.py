@@ -6,36 +6,25 @@ rejected action can be shown to leave them untouched.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from cardengine.v1 import game_pb2
 
+from engine_service.codec.players import PLAYER_KINDS, PLAYER_TYPES
 from engine_service.codec.registry import CODECS
-from engine_service.core.errors import MalformedRequest
+from engine_service.codec.table import (
+    decode_change,
+    decode_table_part,
+    encode_action,
+    encode_event,
+    encode_table_part,
+)
 from engine_service.core.events import Event
-from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
+from engine_service.core.record import GameRecord, SeatRecord
+from engine_service.core.table import SeatTokenReissued
 from engine_service.storage_pb import snapshot_pb2
-
-PLAYER_TYPES: Final[Mapping[PlayerKind, game_pb2.PlayerType.ValueType]] = {
-    PlayerKind.HUMAN: game_pb2.PLAYER_TYPE_HUMAN,
-    PlayerKind.RANDOM_BOT: game_pb2.PLAYER_TYPE_BOT_RANDOM,
-    PlayerKind.HEURISTIC_BOT: game_pb2.PLAYER_TYPE_BOT_HEURISTIC,
-}
-PLAYER_KINDS: Final = {number: kind for kind, number in PLAYER_TYPES.items()}
-
-
-def decode_player_type(number: int, field_path: str) -> PlayerKind:
-    """The player kind a client asked for.
-
-    Raises:
-        MalformedRequest: unset or unknown.
-    """
-    kind: PlayerKind | None = PLAYER_KINDS.get(number)  # type: ignore[call-overload]
-    if kind is None:
-        raise MalformedRequest(field_path, "must be PLAYER_TYPE_HUMAN or a PLAYER_TYPE_BOT_*")
-    return kind
 
 
 def encode_record(record: GameRecord) -> bytes:
@@ -51,6 +40,7 @@ def encode_record(record: GameRecord) -> bytes:
         ],
     )
     codec.encode_state(record.state, message)
+    encode_table_part(record, message)
     return message.SerializeToString(deterministic=True)
 
 
@@ -64,6 +54,7 @@ def decode_record(data: bytes) -> GameRecord:
         seed=message.seed,
         seats=tuple(SeatRecord(PLAYER_KINDS[s.player_type], s.token_sha256) for s in message.seats),
         state=codec.decode_state(message),
+        **decode_table_part(message),
     )
 
 
@@ -77,26 +68,30 @@ class LoggedAction:
 
 
 def encode_log_entry(game_type: str, seat: int, action: Any, applied_at_ms: int = 0) -> bytes:
-    """One stored action-log entry."""
+    """One stored action-log entry: a move of the game or a table change."""
     stored = snapshot_pb2.StoredAction(
-        seat=seat, action=CODECS[game_type].encode_action(action), applied_at_ms=applied_at_ms
+        seat=seat, action=encode_action(game_type, action), applied_at_ms=applied_at_ms
     )
+    if isinstance(action, SeatTokenReissued):
+        stored.token_sha256 = action.token_sha256
     return stored.SerializeToString(deterministic=True)
 
 
 def decode_log_entry(game_type: str, data: bytes) -> LoggedAction:
     """The seat, action and time of a stored log entry."""
     stored = snapshot_pb2.StoredAction.FromString(data)
-    action = CODECS[game_type].decode_action(stored.action)
+    if stored.action.HasField("table"):
+        action: Any = decode_change(stored.action.table, stored.token_sha256)
+    else:
+        action = CODECS[game_type].decode_action(stored.action)
     return LoggedAction(stored.seat, action, stored.applied_at_ms)
 
 
 def encode_events(game_type: str, events: Sequence[Event]) -> bytes:
     """The stored form of one version's events, private parts marked with their seat."""
-    codec = CODECS[game_type]
     stored = snapshot_pb2.StoredEvents()
     for event in events:
-        item = stored.events.add(event=codec.encode_event(event.fact))
+        item = stored.events.add(event=encode_event(game_type, event.fact))
         if event.audience is not None:
             item.audience = event.audience
     return stored.SerializeToString(deterministic=True)

@@ -74,8 +74,8 @@ class MalformedRequest(EngineError):
 
     reason = "INVALID_FIELD"
 
-    def __init__(self, field_path: str, description: str) -> None:
-        super().__init__(f"{field_path}: {description}")
+    def __init__(self, field_path: str, description: str, reason: str | None = None) -> None:
+        super().__init__(f"{field_path}: {description}", reason)
         self.field_path = field_path
         self.description = description
 
@@ -125,3 +125,13 @@ class ShuttingDown(EngineError):
     """The server is stopping (UNAVAILABLE): watch again, on this or another server."""
 
     reason = "SHUTTING_DOWN"
+
+
+class AlreadyExists(EngineError):
+    """What the request would create exists already (ALREADY_EXISTS); ``metadata`` names it."""
+
+    reason = "ALREADY_REMATCHED"
+
+    def __init__(self, message: str, **metadata: str) -> None:
+        super().__init__(message)
+        self.metadata = metadata

@@ -33,11 +33,14 @@ class Outcome:
         winners: the winning seats (more than one for a shared win).
         scores: each seat's final score, in the game's own unit.
         summary: one English sentence for people.
+        ended_early: why the game ended before its rules end it (a resignation, a forfeit on
+            time, an admin's reason); empty when the rules ended it. Scores are then empty.
     """
 
     winners: tuple[int, ...]
     scores: tuple[int, ...]
     summary: str
+    ended_early: str = ""
 
 
 class Rules(Protocol[StateT, ActionT, ViewT_co]):
@@ -143,6 +146,9 @@ class GameSpec(Generic[ConfigT, StateT, ActionT, ViewT]):
     config_type: type[ConfigT]
     make_rules: Callable[[ConfigT], Rules[StateT, ActionT, ViewT]]
     bots: Mapping[str, Bot[ViewT, ActionT]]
+    sides: tuple[tuple[int, ...], ...] | None = None
+    """The seats that win or lose together, for games that define a forfeit (T-R3); ``None``
+    when the game has none (Hearts: every seat for itself, scores decide)."""
 
     @property
     def options(self) -> tuple[OptionSpec, ...]:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine_service.core.table import ClockPolicy, Ending, SeatClock
 
 
 class PlayerKind(Enum):
@@ -33,7 +36,10 @@ class GameRecord:
     """Everything stored about a game except its version and action log.
 
     ``config`` and ``state`` are the game's own types; the registry entry named by
-    ``game_type`` says which.
+    ``game_type`` says which. The rest is the table around the game
+    (:mod:`engine_service.core.table`): the admin token's hash, the clock policy and each
+    seat's clock, an early ending, the creator's labels, the creation time and the finished
+    game this one is a rematch of.
     """
 
     game_type: str
@@ -41,3 +47,10 @@ class GameRecord:
     seed: int
     seats: tuple[SeatRecord, ...]
     state: Any
+    admin_sha256: bytes = b""
+    clock: ClockPolicy | None = None
+    clocks: tuple[SeatClock, ...] = ()
+    ending: Ending | None = None
+    labels: tuple[tuple[str, str], ...] = ()
+    created_at_ms: int = 0
+    rematch_of: str = ""

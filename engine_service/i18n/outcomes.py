@@ -71,6 +71,28 @@ KLABERJASS: Final = _t(
     "Plaats {winner} wint met {points} punten.",
 )
 
+ENDED_EARLY: Final = _t(
+    "The game ended early ({reason}); {seats}.",
+    "La partida terminó antes de tiempo ({reason}); {seats}.",
+    "La partie s'est terminée plus tôt ({reason}) ; {seats}.",
+    "Das Spiel endete vorzeitig ({reason}); {seats}.",
+    "Het spel eindigde vroegtijdig ({reason}); {seats}.",
+)
+NOBODY_WINS: Final = _t(
+    "nobody wins", "nadie gana", "personne ne gagne", "niemand gewinnt", "niemand wint"
+)
+WINNERS: Final = _t(
+    "{seats} win", "ganan {seats}", "{seats} gagnent", "{seats} gewinnen", "{seats} winnen"
+)
+
+
+def _winners(outcome: Outcome, language: str) -> str:
+    """Who won an early-ended game, in ``language``: nobody, or the forfeit's other side."""
+    if not outcome.winners:
+        return NOBODY_WINS[language]
+    return WINNERS[language].format(seats=_seat_list(outcome.winners, language))
+
+
 SUMMARIES: Final[Mapping[str, tuple[Texts, ...]]] = MappingProxyType(
     {
         "hearts": (HEARTS_ONE, HEARTS_SHARED),
@@ -140,4 +162,8 @@ def outcome_summary(outcome: Outcome, language: str, game_type: str) -> str:
     """
     if language not in SUPPORTED or language == ENGLISH or game_type not in _GAMES:
         return outcome.summary
+    if outcome.ended_early:
+        return ENDED_EARLY[language].format(
+            reason=outcome.ended_early, seats=_winners(outcome, language)
+        )
     return compose(game_type, outcome, language)

@@ -190,6 +190,76 @@ REASONS: Final[Mapping[str, tuple[Texts, ...]]] = MappingProxyType(
                 "Er is een interne fout opgetreden in de dienst.",
             ),
         ),
+        "ADMIN_TOKEN_INVALID": (
+            _t(
+                "This needs the game's admin token or a service key.",
+                "Hace falta el token de administración de la partida o una clave de servicio.",
+                "Il faut le jeton d'administration de la partie ou une clé de service.",
+                "Dafür braucht es das Admin-Token des Spiels oder einen Dienstschlüssel.",
+                "Hiervoor is het beheertoken van het spel of een dienstsleutel nodig.",
+            ),
+        ),
+        "SERVICE_KEY_INVALID": (
+            _t(
+                "This needs one of the service's keys.",
+                "Hace falta una de las claves del servicio.",
+                "Il faut une des clés du service.",
+                "Dafür braucht es einen der Schlüssel des Dienstes.",
+                "Hiervoor is een van de sleutels van de dienst nodig.",
+            ),
+        ),
+        "SEAT_PLAYED_BY_BOT": (
+            _t(
+                "A bot plays this seat now.",
+                "Ahora un bot juega este asiento.",
+                "Un bot joue cette place maintenant.",
+                "Diesen Platz spielt jetzt ein Bot.",
+                "Deze plaats wordt nu door een bot gespeeld.",
+            ),
+        ),
+        "NOTHING_TO_CHANGE": (
+            _t(
+                "Nothing would change: the seat is already played that way.",
+                "No cambiaría nada: el asiento ya se juega así.",
+                "Rien ne changerait : la place est déjà jouée ainsi.",
+                "Es würde sich nichts ändern: Der Platz wird schon so gespielt.",
+                "Er zou niets veranderen: de plaats wordt al zo gespeeld.",
+            ),
+        ),
+        "GAME_NOT_OVER": (
+            _t(
+                "Only a finished game can be rematched.",
+                "Solo se puede repetir una partida terminada.",
+                "Seule une partie terminée peut être rejouée.",
+                "Nur ein beendetes Spiel kann neu aufgelegt werden.",
+                "Alleen een afgelopen spel kan opnieuw worden gespeeld.",
+            ),
+        ),
+        "ALREADY_REMATCHED": (
+            _t(
+                "This game already has a rematch: {rematchId}.",
+                "Esta partida ya tiene revancha: {rematchId}.",
+                "Cette partie a déjà une revanche : {rematchId}.",
+                "Dieses Spiel hat schon eine Revanche: {rematchId}.",
+                "Dit spel heeft al een revanche: {rematchId}.",
+            ),
+            _t(
+                "This game already has a rematch.",
+                "Esta partida ya tiene revancha.",
+                "Cette partie a déjà une revanche.",
+                "Dieses Spiel hat schon eine Revanche.",
+                "Dit spel heeft al een revanche.",
+            ),
+        ),
+        "NO_FORFEIT_IN_GAME": (
+            _t(
+                "This game has no forfeit, so a clock cannot forfeit.",
+                "Este juego no tiene abandono por derrota, así que el reloj no puede darla.",
+                "Ce jeu n'a pas de forfait, une pendule ne peut donc pas le déclarer.",
+                "Dieses Spiel kennt keine Aufgabe, also kann eine Uhr keine auslösen.",
+                "Dit spel kent geen opgave, dus een klok kan er geen geven.",
+            ),
+        ),
         "GAME_OVER": (
             _t(
                 "The game is over; no more moves are accepted.",

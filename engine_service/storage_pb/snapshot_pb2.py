@@ -28,21 +28,29 @@ from engine_service.storage_pb import hearts_state_pb2 as cardengine_dot_interna
 from engine_service.storage_pb import klaberjass_state_pb2 as cardengine_dot_internal_dot_v1_dot_klaberjass__state__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%cardengine/internal/v1/snapshot.proto\x12\x16\x63\x61rdengine.internal.v1\x1a\x18\x63\x61rdengine/v1/game.proto\x1a*cardengine/internal/v1/guandan_state.proto\x1a)cardengine/internal/v1/hearts_state.proto\x1a-cardengine/internal/v1/klaberjass_state.proto\"\xc5\x02\n\nGameRecord\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12+\n\x07options\x18\x02 \x01(\x0b\x32\x1a.cardengine.v1.GameOptions\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x31\n\x05seats\x18\x04 \x03(\x0b\x32\".cardengine.internal.v1.SeatRecord\x12\x35\n\x06hearts\x18\n \x01(\x0b\x32#.cardengine.internal.v1.HeartsStateH\x00\x12\x37\n\x07guandan\x18\x0b \x01(\x0b\x32$.cardengine.internal.v1.GuandanStateH\x00\x12=\n\nklaberjass\x18\x0c \x01(\x0b\x32\'.cardengine.internal.v1.KlaberjassStateH\x00\x42\x07\n\x05state\"R\n\nSeatRecord\x12.\n\x0bplayer_type\x18\x01 \x01(\x0e\x32\x19.cardengine.v1.PlayerType\x12\x14\n\x0ctoken_sha256\x18\x02 \x01(\x0c\"Z\n\x0cStoredAction\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12%\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x15.cardengine.v1.Action\x12\x15\n\rapplied_at_ms\x18\x03 \x01(\x04\"C\n\x0cStoredEvents\x12\x33\n\x06\x65vents\x18\x01 \x03(\x0b\x32#.cardengine.internal.v1.StoredEvent\"Z\n\x0bStoredEvent\x12\x15\n\x08\x61udience\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\'\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x18.cardengine.v1.GameEventB\x0b\n\t_audienceb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%cardengine/internal/v1/snapshot.proto\x12\x16\x63\x61rdengine.internal.v1\x1a\x18\x63\x61rdengine/v1/game.proto\x1a*cardengine/internal/v1/guandan_state.proto\x1a)cardengine/internal/v1/hearts_state.proto\x1a-cardengine/internal/v1/klaberjass_state.proto\"\x8b\x05\n\nGameRecord\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12+\n\x07options\x18\x02 \x01(\x0b\x32\x1a.cardengine.v1.GameOptions\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x31\n\x05seats\x18\x04 \x03(\x0b\x32\".cardengine.internal.v1.SeatRecord\x12\x35\n\x06hearts\x18\n \x01(\x0b\x32#.cardengine.internal.v1.HeartsStateH\x00\x12\x37\n\x07guandan\x18\x0b \x01(\x0b\x32$.cardengine.internal.v1.GuandanStateH\x00\x12=\n\nklaberjass\x18\x0c \x01(\x0b\x32\'.cardengine.internal.v1.KlaberjassStateH\x00\x12\x14\n\x0c\x61\x64min_sha256\x18\x05 \x01(\x0c\x12)\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x1a.cardengine.v1.ClockPolicy\x12\x33\n\x06\x63locks\x18\x07 \x03(\x0b\x32#.cardengine.internal.v1.StoredClock\x12\x34\n\x06\x65nding\x18\x08 \x01(\x0b\x32$.cardengine.internal.v1.StoredEnding\x12>\n\x06labels\x18\t \x03(\x0b\x32..cardengine.internal.v1.GameRecord.LabelsEntry\x12\x15\n\rcreated_at_ms\x18\r \x01(\x04\x12\x12\n\nrematch_of\x18\x0e \x01(\t\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x07\n\x05state\"7\n\x0bStoredClock\x12\x17\n\x0fturn_started_ms\x18\x01 \x01(\x04\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x04\"/\n\x0cStoredEnding\x12\x0e\n\x06reason\x18\x01 \x01(\t\x12\x0f\n\x07winners\x18\x02 \x03(\x05\"R\n\nSeatRecord\x12.\n\x0bplayer_type\x18\x01 \x01(\x0e\x32\x19.cardengine.v1.PlayerType\x12\x14\n\x0ctoken_sha256\x18\x02 \x01(\x0c\"p\n\x0cStoredAction\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12%\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x15.cardengine.v1.Action\x12\x15\n\rapplied_at_ms\x18\x03 \x01(\x04\x12\x14\n\x0ctoken_sha256\x18\x04 \x01(\x0c\"C\n\x0cStoredEvents\x12\x33\n\x06\x65vents\x18\x01 \x03(\x0b\x32#.cardengine.internal.v1.StoredEvent\"Z\n\x0bStoredEvent\x12\x15\n\x08\x61udience\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\'\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x18.cardengine.v1.GameEventB\x0b\n\t_audienceb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'engine_service.storage_pb.snapshot_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_GAMERECORD_LABELSENTRY']._loaded_options = None
+  _globals['_GAMERECORD_LABELSENTRY']._serialized_options = b'8\001'
   _globals['_GAMERECORD']._serialized_start=226
-  _globals['_GAMERECORD']._serialized_end=551
-  _globals['_SEATRECORD']._serialized_start=553
-  _globals['_SEATRECORD']._serialized_end=635
-  _globals['_STOREDACTION']._serialized_start=637
-  _globals['_STOREDACTION']._serialized_end=727
-  _globals['_STOREDEVENTS']._serialized_start=729
-  _globals['_STOREDEVENTS']._serialized_end=796
-  _globals['_STOREDEVENT']._serialized_start=798
-  _globals['_STOREDEVENT']._serialized_end=888
+  _globals['_GAMERECORD']._serialized_end=877
+  _globals['_GAMERECORD_LABELSENTRY']._serialized_start=823
+  _globals['_GAMERECORD_LABELSENTRY']._serialized_end=868
+  _globals['_STOREDCLOCK']._serialized_start=879
+  _globals['_STOREDCLOCK']._serialized_end=934
+  _globals['_STOREDENDING']._serialized_start=936
+  _globals['_STOREDENDING']._serialized_end=983
+  _globals['_SEATRECORD']._serialized_start=985
+  _globals['_SEATRECORD']._serialized_end=1067
+  _globals['_STOREDACTION']._serialized_start=1069
+  _globals['_STOREDACTION']._serialized_end=1181
+  _globals['_STOREDEVENTS']._serialized_start=1183
+  _globals['_STOREDEVENTS']._serialized_end=1250
+  _globals['_STOREDEVENT']._serialized_start=1252
+  _globals['_STOREDEVENT']._serialized_end=1342
 # @@protoc_insertion_point(module_scope)

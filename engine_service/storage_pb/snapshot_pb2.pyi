@@ -30,6 +30,26 @@ class GameRecord(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class LabelsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     GAME_TYPE_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
@@ -37,8 +57,19 @@ class GameRecord(_message.Message):
     HEARTS_FIELD_NUMBER: _builtins.int
     GUANDAN_FIELD_NUMBER: _builtins.int
     KLABERJASS_FIELD_NUMBER: _builtins.int
+    ADMIN_SHA256_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    CLOCKS_FIELD_NUMBER: _builtins.int
+    ENDING_FIELD_NUMBER: _builtins.int
+    LABELS_FIELD_NUMBER: _builtins.int
+    CREATED_AT_MS_FIELD_NUMBER: _builtins.int
+    REMATCH_OF_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     seed: _builtins.int
+    admin_sha256: _builtins.bytes
+    """SHA-256 of the admin token."""
+    created_at_ms: _builtins.int
+    rematch_of: _builtins.str
     @_builtins.property
     def options(self) -> _game_pb2.GameOptions:
         """The effective options, every field set."""
@@ -51,6 +82,20 @@ class GameRecord(_message.Message):
     def guandan(self) -> _guandan_state_pb2.GuandanState: ...
     @_builtins.property
     def klaberjass(self) -> _klaberjass_state_pb2.KlaberjassState: ...
+    @_builtins.property
+    def clock(self) -> _game_pb2.ClockPolicy:
+        """Unset: no clock."""
+
+    @_builtins.property
+    def clocks(self) -> _containers.RepeatedCompositeFieldContainer[Global___StoredClock]:
+        """One per seat when there is a clock."""
+
+    @_builtins.property
+    def ending(self) -> Global___StoredEnding:
+        """Set once the game ended before its rules end it."""
+
+    @_builtins.property
+    def labels(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]: ...
     def __init__(
         self,
         *,
@@ -61,16 +106,73 @@ class GameRecord(_message.Message):
         hearts: _hearts_state_pb2.HeartsState | None = ...,
         guandan: _guandan_state_pb2.GuandanState | None = ...,
         klaberjass: _klaberjass_state_pb2.KlaberjassState | None = ...,
+        admin_sha256: _builtins.bytes = ...,
+        clock: _game_pb2.ClockPolicy | None = ...,
+        clocks: _abc.Iterable[Global___StoredClock] | None = ...,
+        ending: Global___StoredEnding | None = ...,
+        labels: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        created_at_ms: _builtins.int = ...,
+        rematch_of: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["guandan", b"guandan", "hearts", b"hearts", "klaberjass", b"klaberjass", "options", b"options", "state", b"state"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "ending", b"ending", "guandan", b"guandan", "hearts", b"hearts", "klaberjass", b"klaberjass", "options", b"options", "state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "guandan", b"guandan", "hearts", b"hearts", "klaberjass", b"klaberjass", "options", b"options", "seats", b"seats", "seed", b"seed", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["admin_sha256", b"admin_sha256", "clock", b"clock", "clocks", b"clocks", "created_at_ms", b"created_at_ms", "ending", b"ending", "game_type", b"game_type", "guandan", b"guandan", "hearts", b"hearts", "klaberjass", b"klaberjass", "labels", b"labels", "options", b"options", "rematch_of", b"rematch_of", "seats", b"seats", "seed", b"seed", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_state: _TypeAlias = _typing.Literal["hearts", "guandan", "klaberjass"]  # noqa: Y015
     _WhichOneofArgType_state: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_state) -> _WhichOneofReturnType_state | None: ...
 
 Global___GameRecord: _TypeAlias = GameRecord  # noqa: Y015
+
+@_typing.final
+class StoredClock(_message.Message):
+    """One seat's clock as stored; times in milliseconds since the Unix epoch."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TURN_STARTED_MS_FIELD_NUMBER: _builtins.int
+    BANK_MS_FIELD_NUMBER: _builtins.int
+    turn_started_ms: _builtins.int
+    """When the seat's running decision began; 0 when it need not act."""
+    bank_ms: _builtins.int
+    def __init__(
+        self,
+        *,
+        turn_started_ms: _builtins.int = ...,
+        bank_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_ms", b"bank_ms", "turn_started_ms", b"turn_started_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StoredClock: _TypeAlias = StoredClock  # noqa: Y015
+
+@_typing.final
+class StoredEnding(_message.Message):
+    """How a game ended early."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REASON_FIELD_NUMBER: _builtins.int
+    WINNERS_FIELD_NUMBER: _builtins.int
+    reason: _builtins.str
+    @_builtins.property
+    def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def __init__(
+        self,
+        *,
+        reason: _builtins.str = ...,
+        winners: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason", "winners", b"winners"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StoredEnding: _TypeAlias = StoredEnding  # noqa: Y015
 
 @_typing.final
 class SeatRecord(_message.Message):
@@ -105,11 +207,14 @@ class StoredAction(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
     APPLIED_AT_MS_FIELD_NUMBER: _builtins.int
+    TOKEN_SHA256_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     applied_at_ms: _builtins.int
     """When the service applied it, in milliseconds since the Unix epoch (0 in entries written
     before the time was kept).
     """
+    token_sha256: _builtins.bytes
+    """The hash of the token a TableAction issued, so replaying the log rebuilds the seats."""
     @_builtins.property
     def action(self) -> _game_pb2.Action: ...
     def __init__(
@@ -118,10 +223,11 @@ class StoredAction(_message.Message):
         seat: _builtins.int = ...,
         action: _game_pb2.Action | None = ...,
         applied_at_ms: _builtins.int = ...,
+        token_sha256: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "applied_at_ms", b"applied_at_ms", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "applied_at_ms", b"applied_at_ms", "seat", b"seat", "token_sha256", b"token_sha256"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

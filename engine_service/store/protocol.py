@@ -23,6 +23,40 @@ class StoredGame:
 
 
 @dataclass(frozen=True, slots=True)
+class Listing:
+    """Where a game stands, for the indexes its write keeps (ListGames, the timer loop).
+
+    Attributes:
+        created_at_ms: when the game was created (its order in listings).
+        state: ``waiting`` (a human must act), ``running`` (only bots) or ``over``.
+        due_ms: when the service must act on it next (a deadline, or now for bots still to
+            move); ``None`` when only a person can move it on.
+        now_ms: the time of the write.
+    """
+
+    created_at_ms: int
+    state: str
+    due_ms: int | None
+    now_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """What listing and GetGame read of a game: its snapshot, version and table metadata.
+
+    Attributes:
+        updated_ms: the time of its last write.
+        rematch_id: the game created as its rematch, ``""`` while there is none.
+    """
+
+    game_id: str
+    snapshot: bytes
+    version: int
+    updated_ms: int
+    rematch_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class StoredVersion:
     """One version after the first, as kept in the game's event stream.
 
@@ -52,8 +86,18 @@ class GameStore(Protocol):
     step as the snapshot, so an event exists exactly when its move does.
     """
 
-    async def create(self, game_id: str, snapshot: bytes, moves: Sequence[NewVersion]) -> int:
-        """Store a new game; returns its version (1 + len(moves))."""
+    async def create(
+        self,
+        game_id: str,
+        origin: bytes,
+        snapshot: bytes,
+        moves: Sequence[NewVersion],
+        listing: Listing,
+    ) -> int:
+        """Store a new game; returns its version (1 + len(moves)).
+
+        ``origin`` is the record as created, before any logged action: replays start there.
+        """
 
     async def load(self, game_id: str, request_key: str | None = None) -> StoredGame:
         """The current snapshot and version; raises GameNotFound."""
@@ -64,13 +108,15 @@ class GameStore(Protocol):
         expected_version: int,
         snapshot: bytes,
         moves: Sequence[NewVersion],
-        request_key: str,
-        reply: bytes,
+        listing: Listing,
+        request_key: str | None = None,
+        reply: bytes = b"",
     ) -> int:
         """Replace the snapshot if the version is still ``expected_version``.
 
-        Appends ``moves``, remembers ``reply`` under ``request_key`` and returns the new version.
-        Raises VersionConflict when another writer got there first, GameNotFound if expired.
+        Appends ``moves``, updates the game's index entries from ``listing``, remembers
+        ``reply`` under ``request_key`` (when given) and returns the new version. Raises
+        VersionConflict when another writer got there first, GameNotFound if expired.
         """
 
     async def log(
@@ -81,8 +127,47 @@ class GameStore(Protocol):
         ``stop`` is exclusive; ``None`` reads to the end. Raises GameNotFound.
         """
 
+    async def origin(self, game_id: str, stop: int) -> tuple[bytes, list[bytes]]:
+        """The record as created and the log entries before index ``stop``: a replay's input.
+
+        Raises GameNotFound.
+        """
+
     async def versions_after(self, game_id: str, version: int) -> list[StoredVersion]:
         """The kept versions after ``version``, oldest first (older ones may be trimmed)."""
+
+
+class GameIndex(Protocol):
+    """The indexes across games that every write keeps: what is due, and listings."""
+
+    async def due_games(self, now_ms: int, limit: int) -> list[str]:
+        """Games the service must act on by ``now_ms``, most overdue first, at most ``limit``."""
+
+    async def listed_before(
+        self, states: Sequence[str], cursor: str | None, count: int
+    ) -> list[str]:
+        """The newest ``count`` list members in ``states`` below ``cursor`` (exclusive).
+
+        Members sort by creation time, then id; ``None`` starts from the newest.
+        """
+
+    async def summaries(self, members: Sequence[str]) -> list[GameSummary | None]:
+        """The summary of each listed game, ``None`` for one that expired.
+
+        An expired game's list entries are dropped on the way.
+        """
+
+    async def summary(self, game_id: str) -> GameSummary:
+        """One game's summary; raises GameNotFound."""
+
+    async def drop_due(self, game_id: str) -> None:
+        """Forget a due entry whose game expired."""
+
+    async def link_rematch(self, game_id: str, rematch_id: str) -> str:
+        """Record ``rematch_id`` as the rematch of ``game_id`` unless it has one already.
+
+        Returns the rematch the game has now (``rematch_id`` when this call set it).
+        """
 
 
 class FeedSubscription(Protocol):

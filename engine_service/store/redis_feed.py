@@ -21,8 +21,9 @@ from typing import Any, Final
 import redis.asyncio as redis
 
 from engine_service.core.errors import ShuttingDown, WatcherTooSlow
+from engine_service.store.keys import events_key, stream_id
 from engine_service.store.protocol import StoredVersion
-from engine_service.store.redis_store import events_key, stored_version, stream_id
+from engine_service.store.redis_store import stored_version
 
 log = logging.getLogger(__name__)
 

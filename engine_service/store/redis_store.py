@@ -1,19 +1,13 @@
-"""Games in Redis: a hash per game, a list for its log, a stream of its versions' events.
+"""Games in Redis, and the indexes across them, written by one Lua script per move.
 
-Key schema (the ``{game_id}`` hash tag keeps a game's keys in one Redis Cluster slot):
-
-* ``ce:{<id>}:game``: hash with ``v`` (version), ``s`` (snapshot bytes) and, per remembered
-  request, ``r:<request key>``: the reply it produced, for idempotent retries
-* ``ce:{<id>}:log``: list of encoded log entries, oldest first; entry ``i`` made version
-  ``i + 2``. Kept whole for the life of the game, so it can always be replayed.
-* ``ce:{<id>}:events``: stream with one entry per version after the first, ID
-  ``<version>-0``, fields ``a`` (the log entry) and ``e`` (the encoded events). Trimmed to
-  about the newest ``event_retention`` versions; watchers read it to catch up and to follow.
+Each game has a hash, a list for its log and a stream of its versions' events; the key
+schema is in :mod:`engine_service.store.keys`.
 
 Keeping the replies in the game's hash lets a move be loaded with one plain ``HMGET`` (version,
-snapshot and the request's reply), and they expire with the game. Writes go through one Lua
-script (:file:`save.lua`), a single round trip that checks the version and writes everything
-or nothing. Every write refreshes the expiry of all three keys.
+snapshot and the request's reply), and they expire with the game. Writes go through
+:file:`save.lua`, a single round trip that checks the version and writes everything or
+nothing, the game's index entries included. Every write refreshes the expiry of the game's
+three keys; index entries of expired games are dropped when a reader meets them.
 """
 
 from __future__ import annotations
@@ -25,41 +19,32 @@ from typing import Any, Final
 import redis.asyncio as redis
 
 from engine_service.core.errors import GameNotFound, VersionConflict
-from engine_service.store.protocol import NewVersion, StoredGame, StoredVersion
+from engine_service.store.keys import (
+    GROUPS,
+    LIST_STATES,
+    due_key,
+    events_key,
+    game_key,
+    game_of_member,
+    group_of,
+    list_key,
+    list_member,
+    log_key,
+    stream_id,
+    version_of_stream_id,
+)
+from engine_service.store.protocol import (
+    GameSummary,
+    Listing,
+    NewVersion,
+    StoredGame,
+    StoredVersion,
+)
 
 SAVE_SCRIPT: Final = resources.files(__package__).joinpath("save.lua").read_text()
 DEFAULT_EVENT_RETENTION: Final = 10_000
 """Versions of events kept per game: a whole Hearts game or a long Guandan match."""
-
-
-def game_key(game_id: str) -> str:
-    """The key of a game's snapshot hash."""
-    return f"ce:{{{game_id}}}:game"
-
-
-def log_key(game_id: str) -> str:
-    """The key of a game's action log."""
-    return f"ce:{{{game_id}}}:log"
-
-
-def events_key(game_id: str) -> str:
-    """The key of a game's event stream."""
-    return f"ce:{{{game_id}}}:events"
-
-
-def stream_id(version: int) -> str:
-    """The event-stream entry ID of a version."""
-    return f"{version}-0"
-
-
-def version_of_stream_id(entry_id: bytes | str) -> int:
-    """The version an event-stream entry ID stands for.
-
-    >>> version_of_stream_id(b"17-0")
-    17
-    """
-    text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
-    return int(text.partition("-")[0])
+_SUMMARY_FIELDS: Final = ["v", "s", "t", "n"]
 
 
 def stored_version(entry_id: bytes | str, fields: dict[bytes, bytes]) -> StoredVersion:
@@ -71,8 +56,26 @@ def _reply_field(request_key: str) -> str:
     return f"r:{request_key}"
 
 
+def _index_keys(game_id: str) -> list[str]:
+    group = group_of(game_id)
+    return [due_key(group), *(list_key(group, state) for state in LIST_STATES)]
+
+
+def _summary(game_id: str, values: Sequence[Any]) -> GameSummary | None:
+    version, snapshot, updated, rematch = values
+    if version is None or snapshot is None:
+        return None
+    return GameSummary(
+        game_id=game_id,
+        snapshot=snapshot,
+        version=int(version),
+        updated_ms=int(updated or 0),
+        rematch_id=(rematch or b"").decode(),
+    )
+
+
 class RedisGameStore:
-    """A :class:`~engine_service.store.protocol.GameStore` over one Redis (asyncio client)."""
+    """The game store and index (:mod:`engine_service.store.protocol`) over one Redis."""
 
     def __init__(
         self,
@@ -97,24 +100,33 @@ class RedisGameStore:
         pool = redis.BlockingConnectionPool.from_url(url, max_connections=max_connections)
         return cls(redis.Redis(connection_pool=pool), ttl_seconds, event_retention)
 
-    async def create(self, game_id: str, snapshot: bytes, moves: Sequence[NewVersion]) -> int:
+    async def create(
+        self,
+        game_id: str,
+        origin: bytes,
+        snapshot: bytes,
+        moves: Sequence[NewVersion],
+        listing: Listing,
+    ) -> int:
         """Store a new game (ids are random, so there is nothing to collide with)."""
         version = 1 + len(moves)
         keys = (game_key(game_id), log_key(game_id), events_key(game_id))
+        group = group_of(game_id)
         async with self.client.pipeline(transaction=True) as pipe:
-            pipe.hset(keys[0], mapping={"v": version, "s": snapshot})
+            fields = {"v": version, "s": snapshot, "o": origin, "t": listing.now_ms}
+            pipe.hset(keys[0], mapping=fields)  # type: ignore[arg-type]
             for number, move in enumerate(moves, start=2):
                 pipe.rpush(keys[1], move.entry)
-                fields: Any = {"a": move.entry, "e": move.events}
+                entry: Any = {"a": move.entry, "e": move.events}
                 pipe.xadd(
-                    keys[2],
-                    fields,
-                    id=stream_id(number),
-                    maxlen=self._retention,
-                    approximate=True,
+                    keys[2], entry, id=stream_id(number), maxlen=self._retention, approximate=True
                 )
             for key in keys:
                 pipe.expire(key, self._ttl)
+            if listing.due_ms is not None:
+                pipe.zadd(due_key(group), {game_id: listing.due_ms})
+            member = list_member(listing.created_at_ms, game_id)
+            pipe.zadd(list_key(group, listing.state), {member: 0})
             await pipe.execute()
         return version
 
@@ -135,15 +147,28 @@ class RedisGameStore:
         expected_version: int,
         snapshot: bytes,
         moves: Sequence[NewVersion],
-        request_key: str,
-        reply: bytes,
+        listing: Listing,
+        request_key: str | None = None,
+        reply: bytes = b"",
     ) -> int:
         """Compare-and-set through :file:`save.lua`."""
         new_version = expected_version + len(moves)
-        keys = [game_key(game_id), log_key(game_id), events_key(game_id)]
-        reply_field = _reply_field(request_key)
-        args: list[Any] = [expected_version, new_version, snapshot, self._ttl, reply, reply_field]
-        args.append(self._retention)
+        keys = [game_key(game_id), log_key(game_id), events_key(game_id), *_index_keys(game_id)]
+        reply_field = "" if request_key is None else _reply_field(request_key)
+        args: list[Any] = [
+            expected_version,
+            new_version,
+            snapshot,
+            self._ttl,
+            reply,
+            reply_field,
+            self._retention,
+            game_id,
+            list_member(listing.created_at_ms, game_id),
+            5 + LIST_STATES.index(listing.state),
+            "" if listing.due_ms is None else listing.due_ms,
+            listing.now_ms,
+        ]
         for move in moves:
             args += (move.entry, move.events)
         result = await self._save(keys=keys, args=args)
@@ -168,7 +193,79 @@ class RedisGameStore:
             raise GameNotFound(f"no game {game_id!r}")
         return StoredGame(snapshot=snapshot, version=int(version)), list(entries)
 
+    async def origin(self, game_id: str, stop: int) -> tuple[bytes, list[bytes]]:
+        """The created record and the first ``stop`` log entries, in one transaction."""
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.hget(game_key(game_id), "o")
+            pipe.lrange(log_key(game_id), 0, stop - 1)
+            origin, entries = await pipe.execute()
+        if origin is None:
+            raise GameNotFound(f"no game {game_id!r}")
+        return origin, list(entries) if stop > 0 else []
+
     async def versions_after(self, game_id: str, version: int) -> list[StoredVersion]:
         """XRANGE from the next version to the newest."""
         found: Any = await self.client.xrange(events_key(game_id), min=stream_id(version + 1))
         return [stored_version(entry_id, fields) for entry_id, fields in found]
+
+    # -- indexes -------------------------------------------------------------------------
+
+    async def due_games(self, now_ms: int, limit: int) -> list[str]:
+        """ZRANGEBYSCORE over every group's due index, merged by due time."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for group in range(GROUPS):
+                pipe.zrangebyscore(due_key(group), "-inf", now_ms, 0, limit, withscores=True)
+            found: list[list[tuple[bytes, float]]] = await pipe.execute()
+        due = sorted((score, member.decode()) for group in found for member, score in group)
+        return [game_id for _, game_id in due[:limit]]
+
+    async def drop_due(self, game_id: str) -> None:
+        """ZREM from the game's group's due index."""
+        await self.client.zrem(due_key(group_of(game_id)), game_id)
+
+    async def listed_before(
+        self, states: Sequence[str], cursor: str | None, count: int
+    ) -> list[str]:
+        """ZREVRANGEBYLEX of every group's list index of each state, merged newest first."""
+        top = "+" if cursor is None else f"({cursor}"
+        async with self.client.pipeline(transaction=False) as pipe:
+            for group in range(GROUPS):
+                for state in states:
+                    pipe.zrevrangebylex(list_key(group, state), top, "-", 0, count)
+            found: list[list[bytes]] = await pipe.execute()
+        members = sorted((m.decode() for part in found for m in part), reverse=True)
+        return members[:count]
+
+    async def summaries(self, members: Sequence[str]) -> list[GameSummary | None]:
+        """HMGET per game in one pipeline; ZREM the entries of games that expired."""
+        ids = [game_of_member(member) for member in members]
+        async with self.client.pipeline(transaction=False) as pipe:
+            for game_id in ids:
+                pipe.hmget(game_key(game_id), _SUMMARY_FIELDS)
+            found: list[list[Any]] = await pipe.execute()
+        summaries = [_summary(game_id, values) for game_id, values in zip(ids, found, strict=True)]
+        gone = [m for m, s in zip(members, summaries, strict=True) if s is None]
+        if gone:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for member in gone:
+                    group = group_of(game_of_member(member))
+                    for state in LIST_STATES:
+                        pipe.zrem(list_key(group, state), member)
+                await pipe.execute()
+        return summaries
+
+    async def summary(self, game_id: str) -> GameSummary:
+        """One HMGET."""
+        values: list[Any] = await self.client.hmget(game_key(game_id), _SUMMARY_FIELDS)
+        found = _summary(game_id, values)
+        if found is None:
+            raise GameNotFound(f"no game {game_id!r}")
+        return found
+
+    async def link_rematch(self, game_id: str, rematch_id: str) -> str:
+        """HSETNX of the game's ``n`` field, then read back what it holds."""
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.hsetnx(game_key(game_id), "n", rematch_id)
+            pipe.hget(game_key(game_id), "n")
+            _, linked = await pipe.execute()
+        return bytes(linked).decode()

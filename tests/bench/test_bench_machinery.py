@@ -20,7 +20,7 @@ from bench.load import generate
 from bench.servers import floor_server
 from engine_service.codec.record import decode_record, encode_record
 from engine_service.games import REGISTRY
-from engine_service.store.redis_store import events_key, game_key, log_key
+from engine_service.store.keys import events_key, game_key, log_key
 
 pytestmark = pytest.mark.service
 GAMES = sorted(REGISTRY)

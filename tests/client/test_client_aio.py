@@ -68,14 +68,15 @@ def test_watch_follows_a_bot_game_to_its_end(engine_address):
     async def scenario():
         async with AsyncEngineClient(engine_address) as client:
             game = await client.create_game("hearts", ["random"] * 4, seed=11)
-            assert game.view.status == game_pb2.GAME_STATUS_FINISHED
             items = [item async for item in client.watch(game.game_id, from_version=1)]
-            return game.view.version, items
+            final = await client.view(game.game_id)
+            return final, items
 
     final, items = run(scenario())
     *updates, last = items
-    assert isinstance(last, api.GameEnded) and last.version == final
-    assert [u.version for u in updates] == list(range(2, final + 1))
+    assert final.status == game_pb2.GAME_STATUS_FINISHED
+    assert isinstance(last, api.GameEnded) and last.version == final.version
+    assert [u.version for u in updates] == list(range(2, final.version + 1))
 
 
 def test_watch_drives_a_human_seat_to_the_end(engine_address):

@@ -21,7 +21,7 @@ from cardengine_client.text import (
 from cardengine_client.text.hearts import describe_hearts_event, render_hand
 
 from engine_service.api.messages import encode_view
-from engine_service.app.engine import seat_view
+from engine_service.app.play import seat_view
 from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
 from engine_service.games import REGISTRY
 

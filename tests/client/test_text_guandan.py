@@ -25,7 +25,7 @@ from cardengine_client.text import describe_action, parse_action, render_menu, r
 from cardengine_client.text.guandan import GUANDAN_TEXT, render_hand
 
 from engine_service.api.messages import encode_view
-from engine_service.app.engine import seat_view
+from engine_service.app.play import seat_view
 from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
 from engine_service.games import REGISTRY
 

@@ -23,7 +23,7 @@ from cardengine_client.terminal import describe_event, play
 from cardengine_client.text import describe_action, parse_action, render_menu, render_view
 
 from engine_service.api.messages import encode_view
-from engine_service.app.engine import seat_view
+from engine_service.app.play import seat_view
 from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
 from engine_service.games import REGISTRY
 from engine_service.games.klaberjass.config import EqualTotals

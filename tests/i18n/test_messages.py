@@ -62,6 +62,7 @@ SAMPLES = {
     "field": "action.hearts.play_card.card",
     "expectedVersion": "4",
     "currentVersion": "6",
+    "rematchId": "5f0c3a9e2b7d41c8a6e9d0b1c2f3a4e5",
 }
 """A realistic value for every particular a reason can name."""
 

@@ -19,7 +19,7 @@ from grpc_status import rpc_status
 from engine_service.codec.record import decode_record
 from engine_service.codec.registry import CODECS
 from engine_service.games import REGISTRY
-from engine_service.store.redis_store import game_key
+from engine_service.store.keys import game_key
 
 HUMAN = game_pb2.PLAYER_TYPE_HUMAN
 RANDOM = game_pb2.PLAYER_TYPE_BOT_RANDOM
@@ -192,12 +192,66 @@ def random_legal(seat_view: Any, rng: random.Random) -> game_pb2.Action:
     return filled_choice(choice, rng.sample(list(choice.cards), choice.count))
 
 
+WAIT_SECONDS = 60.0
+"""How long a test waits for the timer loop to play bots on (a bound, not a measurement)."""
+
+
+def watch_until(
+    stub: Any,
+    game_id: str,
+    seat: int | None,
+    token: str | None,
+    version: int,
+    done: Callable[[Any], bool],
+) -> Any:
+    """Follow the game from ``version`` as ``seat`` until a view satisfies ``done``.
+
+    The first view that does is returned; the watch ends with the game or after
+    :data:`WAIT_SECONDS`, whichever comes first.
+    """
+    request = api.WatchGameRequest(game_id=game_id, from_version=version)
+    if seat is not None:
+        request.seat = seat
+    metadata = token_md(token) if token else None
+    stream = stub.WatchGame(request, metadata=metadata, timeout=WAIT_SECONDS)
+    try:
+        for message in stream:
+            if message.HasField("update") and done(message.update.view):
+                return message.update.view
+            if message.HasField("ended"):
+                return view(stub, game_id, seat, token)
+    finally:
+        stream.cancel()
+    raise AssertionError(f"game {game_id} never got there")
+
+
+def finished(stub: Any, game_id: str) -> Any:
+    """The spectator's view once the game is over (bots play on in the timer loop)."""
+    current = view(stub, game_id)
+    if current.status != game_pb2.GAME_STATUS_IN_PROGRESS:
+        return current
+    watch_until(stub, game_id, None, None, current.version, lambda v: False)
+    return view(stub, game_id)
+
+
+def turn_of(stub: Any, game_id: str, seat: int, token: str, seat_view: Any) -> Any:
+    """``seat``'s view once it must act or the game is over (bots may still be moving)."""
+    if seat_view.status != game_pb2.GAME_STATUS_IN_PROGRESS or seat in seat_view.to_act:
+        return seat_view
+
+    def ready(shown: Any) -> bool:
+        return shown.status != game_pb2.GAME_STATUS_IN_PROGRESS or seat in shown.to_act
+
+    return watch_until(stub, game_id, seat, token, seat_view.version, ready)
+
+
 def play_randomly(
     stub: Any, game_id: str, seat: int, token: str, rng: random.Random, moves: int
 ) -> Any:
     """``seat`` makes up to ``moves`` random legal moves, fewer if the game ends; its last view."""
     seat_view = view(stub, game_id, seat, token)
     for _ in range(moves):
+        seat_view = turn_of(stub, game_id, seat, token, seat_view)
         if seat_view.status != game_pb2.GAME_STATUS_IN_PROGRESS:
             break
         action = random_legal(seat_view, rng)
@@ -207,10 +261,11 @@ def play_randomly(
 
 def finish(stub: Any, game_id: str, seat: int, token: str, rng: random.Random | None = None) -> Any:
     """Play ``seat`` to the end (first legal action, or a random one); its final view."""
-    seat_view = view(stub, game_id, seat, token)
+    seat_view = turn_of(stub, game_id, seat, token, view(stub, game_id, seat, token))
     while seat_view.status == game_pb2.GAME_STATUS_IN_PROGRESS:
         action = random_legal(seat_view, rng) if rng else first_legal(seat_view)
         seat_view = submit(stub, game_id, seat, token, action, seat_view.version)
+        seat_view = turn_of(stub, game_id, seat, token, seat_view)
     return seat_view
 
 

@@ -14,6 +14,7 @@ from tests.service.rpc_helpers import (
     HUMAN,
     RANDOM,
     create,
+    finished,
     first_legal,
     submit,
     tokens_of,
@@ -66,12 +67,13 @@ def test_options_are_applied(stub):
     assert created.view.hearts.options.variant == hearts_pb2.HEARTS_VARIANT_CLASSIC
 
 
-def test_all_bot_game_is_played_to_the_end_at_creation(stub):
+def test_all_bot_game_is_played_to_the_end_by_the_timer_loop(stub):
     created = create(stub, [RANDOM, HEURISTIC, RANDOM, HEURISTIC], seed=3, target=30)
-    assert created.view.status == game_pb2.GAME_STATUS_FINISHED
-    assert len(created.view.outcome.winners) >= 1
-    assert max(created.view.outcome.scores) >= 30
-    assert created.view.version > 100
+    final = finished(stub, created.game_id)
+    assert final.status == game_pb2.GAME_STATUS_FINISHED
+    assert len(final.outcome.winners) >= 1
+    assert max(final.outcome.scores) >= 30
+    assert final.version > 100
 
 
 def test_one_human_plays_a_whole_game_against_bots(stub):

@@ -44,6 +44,7 @@ from tests.service.rpc_helpers import (
     create,
     failure_changing_nothing,
     failure_of,
+    finished,
     first_legal,
     play_randomly,
     race,
@@ -112,12 +113,13 @@ def test_g_r1_a_seat_sees_its_27_cards_and_options_travel(stub):
     assert legal and all(isinstance(a, PlayCards) for a in legal), "G-R17: a leader plays"
 
 
-def test_all_bot_match_is_played_to_the_end_at_creation(stub):
+def test_all_bot_match_is_played_to_the_end_by_the_timer_loop(stub):
     created = create(stub, [RANDOM, HEURISTIC, HEURISTIC, RANDOM], seed=3, game_type=GUANDAN)
-    assert created.view.status == game_pb2.GAME_STATUS_FINISHED
-    winners = list(created.view.outcome.winners)
+    final = finished(stub, created.game_id)
+    assert final.status == game_pb2.GAME_STATUS_FINISHED
+    winners = list(final.outcome.winners)
     assert len(winners) == 2 and winners[1] == winners[0] + 2  # partners (G-R1)
-    assert created.view.guandan.levels[winners[0] % 2] == cards_pb2.RANK_ACE  # G-R26
+    assert final.guandan.levels[winners[0] % 2] == cards_pb2.RANK_ACE  # G-R26
 
 
 # -- INVALID_ARGUMENT ------------------------------------------------------------------------

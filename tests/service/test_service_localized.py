@@ -31,6 +31,7 @@ from tests.service.rpc_helpers import (
     HUMAN,
     RANDOM,
     create,
+    finished,
     first_legal,
     stored,
     submit,
@@ -308,13 +309,17 @@ def outcome_of(message: Any) -> Outcome:
     ],
 )
 def test_a_finished_games_summary_in_french(stub, game_type, seats, options):
-    """All-bot games are played to the end at creation; the summary follows the language."""
+    """All-bot games are played to the end by the timer loop; the summary follows the language."""
     request = api.CreateGameRequest(game_type=game_type, seats=seats, seed=11)
     if options:
         chosen = getattr(request.options, game_type)
         for name, value in options.items():
             setattr(chosen, name, value)
-    french = stub.CreateGame(request, metadata=metadata_for(None, "fr")).view
+    created = stub.CreateGame(request, metadata=metadata_for(None, "fr"))
+    finished(stub, created.game_id)
+    french = stub.GetGameView(
+        api.GetGameViewRequest(game_id=created.game_id), metadata=metadata_for(None, "fr")
+    ).view
     assert french.status == game_pb2.GAME_STATUS_FINISHED
     english = view(stub, french.game_id)  # no accept-language: the rules' own sentence
     assert english.outcome.winners == french.outcome.winners
@@ -332,7 +337,7 @@ def test_a_finished_games_summary_in_french(stub, game_type, seats, options):
 
 def test_the_watch_of_a_finished_game_ends_with_a_french_summary(stub):
     created = stub.CreateGame(api.CreateGameRequest(game_type="hearts", seats=[RANDOM] * 4, seed=5))
-    english = outcome_of(created.view.outcome)
+    english = outcome_of(finished(stub, created.game_id).outcome)
     stream = stub.WatchGame(
         api.WatchGameRequest(game_id=created.game_id, from_version=0),
         metadata=metadata_for(None, "fr"),

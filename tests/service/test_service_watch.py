@@ -20,20 +20,21 @@ from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import engine_service_pb2_grpc
 
 from engine_service.api.messages import encode_view
-from engine_service.app.engine import seat_view
+from engine_service.app.play import seat_view
 from engine_service.codec.record import decode_log_entry, decode_record
 from engine_service.codec.registry import CODECS
 from engine_service.core.events import visible
 from engine_service.core.record import GameRecord
 from engine_service.devtools.local import local_service
 from engine_service.games import REGISTRY
-from engine_service.store.redis_store import log_key
+from engine_service.store.keys import log_key
 from tests.service.rpc_helpers import (
     HEURISTIC,
     HUMAN,
     RANDOM,
     create,
     failure_of,
+    finished,
     first_legal,
     random_legal,
     stored,
@@ -247,10 +248,11 @@ def test_events_only_watch_sends_no_views(stub):
 
 def test_a_finished_game_ends_the_stream_with_its_outcome(stub):
     created = create(stub, [RANDOM, RANDOM, RANDOM, RANDOM], seed=3)
-    messages = list(watch(stub, created.game_id, from_version=created.view.version))
+    final = finished(stub, created.game_id)
+    messages = list(watch(stub, created.game_id, from_version=final.version))
     assert [m.WhichOneof("message") for m in messages] == ["ended"]
-    assert messages[0].ended.outcome == created.view.outcome
-    assert messages[0].ended.version == created.view.version
+    assert messages[0].ended.outcome == final.outcome
+    assert messages[0].ended.version == final.version
 
 
 def test_an_idle_stream_gets_heartbeats(redis_url):

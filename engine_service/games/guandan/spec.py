@@ -20,4 +20,5 @@ GUANDAN: Final[GameSpec[GuandanConfig, GuandanState, GuandanAction, GuandanView]
     config_type=GuandanConfig,
     make_rules=GuandanRules,
     bots={"random": RandomBot[GuandanAction](), "heuristic": GuandanHeuristicBot()},
+    sides=((0, 2), (1, 3)),
 )

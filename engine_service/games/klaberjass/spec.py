@@ -21,5 +21,6 @@ KLABERJASS: Final[GameSpec[KlaberjassConfig, KlaberjassState, KlaberjassAction, 
         config_type=KlaberjassConfig,
         make_rules=KlaberjassRules,
         bots={"random": RandomBot[KlaberjassAction](), "heuristic": KlaberjassHeuristicBot()},
+        sides=((0,), (1,)),
     )
 )

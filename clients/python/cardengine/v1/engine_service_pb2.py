@@ -28,15 +28,23 @@ from cardengine.v1 import rulebook_pb2 as cardengine_dot_v1_dot_rulebook__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"cardengine/v1/engine_service.proto\x12\rcardengine.v1\x1a\x18\x63\x61rdengine/v1/game.proto\x1a\x1b\x63\x61rdengine/v1/guandan.proto\x1a\x1c\x63\x61rdengine/v1/rulebook.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x16\n\x14ListGameTypesRequest\"D\n\x15ListGameTypesResponse\x12+\n\ngame_types\x18\x01 \x03(\x0b\x32\x17.cardengine.v1.GameType\"b\n\x08GameType\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\r\n\x05seats\x18\x03 \x01(\x05\x12*\n\x07options\x18\x04 \x03(\x0b\x32\x19.cardengine.v1.GameOption\"\x91\x01\n\nGameOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07rule_id\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x15\n\rdefault_value\x18\x04 \x01(\t\x12\x0f\n\x07\x63hoices\x18\x05 \x03(\t\x12\'\n\x04kind\x18\x06 \x01(\x0e\x32\x19.cardengine.v1.OptionKind\"\x99\x01\n\x11\x43reateGameRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12+\n\x07options\x18\x02 \x01(\x0b\x32\x1a.cardengine.v1.GameOptions\x12(\n\x05seats\x18\x03 \x03(\x0e\x32\x19.cardengine.v1.PlayerType\x12\x11\n\x04seed\x18\x04 \x01(\x04H\x00\x88\x01\x01\x42\x07\n\x05_seed\"{\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12-\n\x0bseat_tokens\x18\x02 \x03(\x0b\x32\x18.cardengine.v1.SeatToken\x12%\n\x04view\x18\x03 \x01(\x0b\x32\x17.cardengine.v1.GameView\"(\n\tSeatToken\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05token\x18\x02 \x01(\t\"A\n\x12GetGameViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"<\n\x13GetGameViewResponse\x12%\n\x04view\x18\x01 \x01(\x0b\x32\x17.cardengine.v1.GameView\"\x89\x01\n\x13SubmitActionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x18\n\x10\x65xpected_version\x18\x03 \x01(\x04\x12\x12\n\nrequest_id\x18\x04 \x01(\t\x12%\n\x06\x61\x63tion\x18\x05 \x01(\x0b\x32\x15.cardengine.v1.Action\"=\n\x14SubmitActionResponse\x12%\n\x04view\x18\x01 \x01(\x0b\x32\x17.cardengine.v1.GameView\"}\n\x13GetActionLogRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\x12\x12\n\nfrom_index\x18\x05 \x01(\x04\x42\x07\n\x05_seat\"\xf0\x01\n\x14GetActionLogResponse\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12+\n\x07options\x18\x02 \x01(\x0b\x32\x1a.cardengine.v1.GameOptions\x12\x11\n\x04seed\x18\x03 \x01(\x04H\x00\x88\x01\x01\x12(\n\x05seats\x18\x04 \x03(\x0e\x32\x19.cardengine.v1.PlayerType\x12(\n\x07\x65ntries\x18\x05 \x03(\x0b\x32\x17.cardengine.v1.LogEntry\x12\x0f\n\x07version\x18\x06 \x01(\x04\x12\x17\n\x0fnext_page_token\x18\x07 \x01(\tB\x07\n\x05_seed\"j\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x14\n\x0c\x66rom_version\x18\x03 \x01(\x04\x12\x13\n\x0b\x65vents_only\x18\x04 \x01(\x08\x42\x07\n\x05_seat\"\xa5\x01\n\x11WatchGameResponse\x12+\n\x06update\x18\x01 \x01(\x0b\x32\x19.cardengine.v1.GameUpdateH\x00\x12-\n\theartbeat\x18\x02 \x01(\x0b\x32\x18.cardengine.v1.HeartbeatH\x00\x12)\n\x05\x65nded\x18\x03 \x01(\x0b\x32\x18.cardengine.v1.GameEndedH\x00\x42\t\n\x07message\"\xba\x01\n\nGameUpdate\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12.\n\napplied_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12(\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x18.cardengine.v1.GameEvent\x12%\n\x04view\x18\x05 \x01(\x0b\x32\x17.cardengine.v1.GameViewB\x07\n\x05_seat\"\x1c\n\tHeartbeat\x12\x0f\n\x07version\x18\x01 \x01(\x04\"E\n\tGameEnded\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\'\n\x07outcome\x18\x02 \x01(\x0b\x32\x16.cardengine.v1.Outcome*l\n\nOptionKind\x12\x1b\n\x17OPTION_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0fOPTION_KIND_INT\x10\x01\x12\x14\n\x10OPTION_KIND_BOOL\x10\x02\x12\x16\n\x12OPTION_KIND_CHOICE\x10\x03\x32\xc7\x05\n\rEngineService\x12Z\n\rListGameTypes\x12#.cardengine.v1.ListGameTypesRequest\x1a$.cardengine.v1.ListGameTypesResponse\x12Q\n\nCreateGame\x12 .cardengine.v1.CreateGameRequest\x1a!.cardengine.v1.CreateGameResponse\x12T\n\x0bGetGameView\x12!.cardengine.v1.GetGameViewRequest\x1a\".cardengine.v1.GetGameViewResponse\x12W\n\x0cSubmitAction\x12\".cardengine.v1.SubmitActionRequest\x1a#.cardengine.v1.SubmitActionResponse\x12W\n\x0cGetActionLog\x12\".cardengine.v1.GetActionLogRequest\x1a#.cardengine.v1.GetActionLogResponse\x12P\n\tWatchGame\x12\x1f.cardengine.v1.WatchGameRequest\x1a .cardengine.v1.WatchGameResponse0\x01\x12W\n\x0c\x44\x65scribeGame\x12\".cardengine.v1.DescribeGameRequest\x1a#.cardengine.v1.DescribeGameResponse\x12T\n\x0b\x45xplainPlay\x12!.cardengine.v1.ExplainPlayRequest\x1a\".cardengine.v1.ExplainPlayResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"cardengine/v1/engine_service.proto\x12\rcardengine.v1\x1a\x18\x63\x61rdengine/v1/game.proto\x1a\x1b\x63\x61rdengine/v1/guandan.proto\x1a\x1c\x63\x61rdengine/v1/rulebook.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x16\n\x14ListGameTypesRequest\"D\n\x15ListGameTypesResponse\x12+\n\ngame_types\x18\x01 \x03(\x0b\x32\x17.cardengine.v1.GameType\"b\n\x08GameType\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\r\n\x05seats\x18\x03 \x01(\x05\x12*\n\x07options\x18\x04 \x03(\x0b\x32\x19.cardengine.v1.GameOption\"\x91\x01\n\nGameOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07rule_id\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x15\n\rdefault_value\x18\x04 \x01(\t\x12\x0f\n\x07\x63hoices\x18\x05 \x03(\t\x12\'\n\x04kind\x18\x06 \x01(\x0e\x32\x19.cardengine.v1.OptionKind\"\xb1\x02\n\x11\x43reateGameRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12+\n\x07options\x18\x02 \x01(\x0b\x32\x1a.cardengine.v1.GameOptions\x12(\n\x05seats\x18\x03 \x03(\x0e\x32\x19.cardengine.v1.PlayerType\x12\x11\n\x04seed\x18\x04 \x01(\x04H\x00\x88\x01\x01\x12)\n\x05\x63lock\x18\x05 \x01(\x0b\x32\x1a.cardengine.v1.ClockPolicy\x12<\n\x06labels\x18\x06 \x03(\x0b\x32,.cardengine.v1.CreateGameRequest.LabelsEntry\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x07\n\x05_seed\"\x90\x01\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12-\n\x0bseat_tokens\x18\x02 \x03(\x0b\x32\x18.cardengine.v1.SeatToken\x12%\n\x04view\x18\x03 \x01(\x0b\x32\x17.cardengine.v1.GameView\x12\x13\n\x0b\x61\x64min_token\x18\x04 \x01(\t\"(\n\tSeatToken\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05token\x18\x02 \x01(\t\"A\n\x12GetGameViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"<\n\x13GetGameViewResponse\x12%\n\x04view\x18\x01 \x01(\x0b\x32\x17.cardengine.v1.GameView\"\x89\x01\n\x13SubmitActionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x18\n\x10\x65xpected_version\x18\x03 \x01(\x04\x12\x12\n\nrequest_id\x18\x04 \x01(\t\x12%\n\x06\x61\x63tion\x18\x05 \x01(\x0b\x32\x15.cardengine.v1.Action\"=\n\x14SubmitActionResponse\x12%\n\x04view\x18\x01 \x01(\x0b\x32\x17.cardengine.v1.GameView\"}\n\x13GetActionLogRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\x12\x12\n\nfrom_index\x18\x05 \x01(\x04\x42\x07\n\x05_seat\"\xf0\x01\n\x14GetActionLogResponse\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12+\n\x07options\x18\x02 \x01(\x0b\x32\x1a.cardengine.v1.GameOptions\x12\x11\n\x04seed\x18\x03 \x01(\x04H\x00\x88\x01\x01\x12(\n\x05seats\x18\x04 \x03(\x0e\x32\x19.cardengine.v1.PlayerType\x12(\n\x07\x65ntries\x18\x05 \x03(\x0b\x32\x17.cardengine.v1.LogEntry\x12\x0f\n\x07version\x18\x06 \x01(\x04\x12\x17\n\x0fnext_page_token\x18\x07 \x01(\tB\x07\n\x05_seed\"j\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x14\n\x0c\x66rom_version\x18\x03 \x01(\x04\x12\x13\n\x0b\x65vents_only\x18\x04 \x01(\x08\x42\x07\n\x05_seat\"\xa5\x01\n\x11WatchGameResponse\x12+\n\x06update\x18\x01 \x01(\x0b\x32\x19.cardengine.v1.GameUpdateH\x00\x12-\n\theartbeat\x18\x02 \x01(\x0b\x32\x18.cardengine.v1.HeartbeatH\x00\x12)\n\x05\x65nded\x18\x03 \x01(\x0b\x32\x18.cardengine.v1.GameEndedH\x00\x42\t\n\x07message\"\xba\x01\n\nGameUpdate\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12.\n\napplied_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12(\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x18.cardengine.v1.GameEvent\x12%\n\x04view\x18\x05 \x01(\x0b\x32\x17.cardengine.v1.GameViewB\x07\n\x05_seat\"\x1c\n\tHeartbeat\x12\x0f\n\x07version\x18\x01 \x01(\x04\"E\n\tGameEnded\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\'\n\x07outcome\x18\x02 \x01(\x0b\x32\x16.cardengine.v1.Outcome\"\xe1\x01\n\x10ListGamesRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\'\n\x05state\x18\x02 \x01(\x0e\x32\x18.cardengine.v1.GameState\x12;\n\x06labels\x18\x03 \x03(\x0b\x32+.cardengine.v1.ListGamesRequest.LabelsEntry\x12\x11\n\tpage_size\x18\x04 \x01(\x05\x12\x12\n\npage_token\x18\x05 \x01(\t\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"T\n\x11ListGamesResponse\x12&\n\x05games\x18\x01 \x03(\x0b\x32\x17.cardengine.v1.GameInfo\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"!\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"8\n\x0fGetGameResponse\x12%\n\x04game\x18\x01 \x01(\x0b\x32\x17.cardengine.v1.GameInfo\"A\n\x10LeaveGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06resign\x18\x03 \x01(\x08\":\n\x11LeaveGameResponse\x12%\n\x04view\x18\x01 \x01(\x0b\x32\x17.cardengine.v1.GameView\"y\n\x11UpdateSeatRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12.\n\x0bplayer_type\x18\x03 \x01(\x0e\x32\x19.cardengine.v1.PlayerType\x12\x15\n\rreissue_token\x18\x04 \x01(\x08\"J\n\x12UpdateSeatResponse\x12\r\n\x05token\x18\x01 \x01(\t\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.cardengine.v1.GameView\"1\n\x0e\x45ndGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"8\n\x0f\x45ndGameResponse\x12%\n\x04view\x18\x01 \x01(\x0b\x32\x17.cardengine.v1.GameView\"%\n\x12RematchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"F\n\x13RematchGameResponse\x12/\n\x04game\x18\x01 \x01(\x0b\x32!.cardengine.v1.CreateGameResponse\"[\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12.\n\x0bplayer_type\x18\x02 \x01(\x0e\x32\x19.cardengine.v1.PlayerType\x12\x11\n\thas_token\x18\x03 \x01(\x08\"\xa9\x04\n\x08GameInfo\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12+\n\x07options\x18\x03 \x01(\x0b\x32\x1a.cardengine.v1.GameOptions\x12&\n\x05seats\x18\x04 \x03(\x0b\x32\x17.cardengine.v1.SeatInfo\x12\x0f\n\x07version\x18\x05 \x01(\x04\x12\'\n\x05state\x18\x06 \x01(\x0e\x32\x18.cardengine.v1.GameState\x12/\n\x0b\x63reate_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\'\n\x07outcome\x18\t \x01(\x0b\x32\x16.cardengine.v1.Outcome\x12\x33\n\x06labels\x18\n \x03(\x0b\x32#.cardengine.v1.GameInfo.LabelsEntry\x12)\n\x05\x63lock\x18\x0b \x01(\x0b\x32\x1a.cardengine.v1.ClockPolicy\x12(\n\x06\x63locks\x18\x0c \x03(\x0b\x32\x18.cardengine.v1.SeatClock\x12\x12\n\nrematch_of\x18\r \x01(\t\x12\x12\n\nrematch_id\x18\x0e \x01(\t\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01*l\n\nOptionKind\x12\x1b\n\x17OPTION_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0fOPTION_KIND_INT\x10\x01\x12\x14\n\x10OPTION_KIND_BOOL\x10\x02\x12\x16\n\x12OPTION_KIND_CHOICE\x10\x03*v\n\tGameState\x12\x1a\n\x16GAME_STATE_UNSPECIFIED\x10\x00\x12 \n\x1cGAME_STATE_WAITING_FOR_HUMAN\x10\x01\x12\x16\n\x12GAME_STATE_RUNNING\x10\x02\x12\x13\n\x0fGAME_STATE_OVER\x10\x03\x32\xa4\t\n\rEngineService\x12Z\n\rListGameTypes\x12#.cardengine.v1.ListGameTypesRequest\x1a$.cardengine.v1.ListGameTypesResponse\x12Q\n\nCreateGame\x12 .cardengine.v1.CreateGameRequest\x1a!.cardengine.v1.CreateGameResponse\x12T\n\x0bGetGameView\x12!.cardengine.v1.GetGameViewRequest\x1a\".cardengine.v1.GetGameViewResponse\x12W\n\x0cSubmitAction\x12\".cardengine.v1.SubmitActionRequest\x1a#.cardengine.v1.SubmitActionResponse\x12W\n\x0cGetActionLog\x12\".cardengine.v1.GetActionLogRequest\x1a#.cardengine.v1.GetActionLogResponse\x12P\n\tWatchGame\x12\x1f.cardengine.v1.WatchGameRequest\x1a .cardengine.v1.WatchGameResponse0\x01\x12W\n\x0c\x44\x65scribeGame\x12\".cardengine.v1.DescribeGameRequest\x1a#.cardengine.v1.DescribeGameResponse\x12T\n\x0b\x45xplainPlay\x12!.cardengine.v1.ExplainPlayRequest\x1a\".cardengine.v1.ExplainPlayResponse\x12N\n\tListGames\x12\x1f.cardengine.v1.ListGamesRequest\x1a .cardengine.v1.ListGamesResponse\x12H\n\x07GetGame\x12\x1d.cardengine.v1.GetGameRequest\x1a\x1e.cardengine.v1.GetGameResponse\x12N\n\tLeaveGame\x12\x1f.cardengine.v1.LeaveGameRequest\x1a .cardengine.v1.LeaveGameResponse\x12Q\n\nUpdateSeat\x12 .cardengine.v1.UpdateSeatRequest\x1a!.cardengine.v1.UpdateSeatResponse\x12H\n\x07\x45ndGame\x12\x1d.cardengine.v1.EndGameRequest\x1a\x1e.cardengine.v1.EndGameResponse\x12T\n\x0bRematchGame\x12!.cardengine.v1.RematchGameRequest\x1a\".cardengine.v1.RematchGameResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardengine.v1.engine_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_OPTIONKIND']._serialized_start=2104
-  _globals['_OPTIONKIND']._serialized_end=2212
+  _globals['_CREATEGAMEREQUEST_LABELSENTRY']._loaded_options = None
+  _globals['_CREATEGAMEREQUEST_LABELSENTRY']._serialized_options = b'8\001'
+  _globals['_LISTGAMESREQUEST_LABELSENTRY']._loaded_options = None
+  _globals['_LISTGAMESREQUEST_LABELSENTRY']._serialized_options = b'8\001'
+  _globals['_GAMEINFO_LABELSENTRY']._loaded_options = None
+  _globals['_GAMEINFO_LABELSENTRY']._serialized_options = b'8\001'
+  _globals['_OPTIONKIND']._serialized_start=3880
+  _globals['_OPTIONKIND']._serialized_end=3988
+  _globals['_GAMESTATE']._serialized_start=3990
+  _globals['_GAMESTATE']._serialized_end=4108
   _globals['_LISTGAMETYPESREQUEST']._serialized_start=171
   _globals['_LISTGAMETYPESREQUEST']._serialized_end=193
   _globals['_LISTGAMETYPESRESPONSE']._serialized_start=195
@@ -46,33 +54,67 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GAMEOPTION']._serialized_start=366
   _globals['_GAMEOPTION']._serialized_end=511
   _globals['_CREATEGAMEREQUEST']._serialized_start=514
-  _globals['_CREATEGAMEREQUEST']._serialized_end=667
-  _globals['_CREATEGAMERESPONSE']._serialized_start=669
-  _globals['_CREATEGAMERESPONSE']._serialized_end=792
-  _globals['_SEATTOKEN']._serialized_start=794
-  _globals['_SEATTOKEN']._serialized_end=834
-  _globals['_GETGAMEVIEWREQUEST']._serialized_start=836
-  _globals['_GETGAMEVIEWREQUEST']._serialized_end=901
-  _globals['_GETGAMEVIEWRESPONSE']._serialized_start=903
-  _globals['_GETGAMEVIEWRESPONSE']._serialized_end=963
-  _globals['_SUBMITACTIONREQUEST']._serialized_start=966
-  _globals['_SUBMITACTIONREQUEST']._serialized_end=1103
-  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1105
-  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1166
-  _globals['_GETACTIONLOGREQUEST']._serialized_start=1168
-  _globals['_GETACTIONLOGREQUEST']._serialized_end=1293
-  _globals['_GETACTIONLOGRESPONSE']._serialized_start=1296
-  _globals['_GETACTIONLOGRESPONSE']._serialized_end=1536
-  _globals['_WATCHGAMEREQUEST']._serialized_start=1538
-  _globals['_WATCHGAMEREQUEST']._serialized_end=1644
-  _globals['_WATCHGAMERESPONSE']._serialized_start=1647
-  _globals['_WATCHGAMERESPONSE']._serialized_end=1812
-  _globals['_GAMEUPDATE']._serialized_start=1815
-  _globals['_GAMEUPDATE']._serialized_end=2001
-  _globals['_HEARTBEAT']._serialized_start=2003
-  _globals['_HEARTBEAT']._serialized_end=2031
-  _globals['_GAMEENDED']._serialized_start=2033
-  _globals['_GAMEENDED']._serialized_end=2102
-  _globals['_ENGINESERVICE']._serialized_start=2215
-  _globals['_ENGINESERVICE']._serialized_end=2926
+  _globals['_CREATEGAMEREQUEST']._serialized_end=819
+  _globals['_CREATEGAMEREQUEST_LABELSENTRY']._serialized_start=765
+  _globals['_CREATEGAMEREQUEST_LABELSENTRY']._serialized_end=810
+  _globals['_CREATEGAMERESPONSE']._serialized_start=822
+  _globals['_CREATEGAMERESPONSE']._serialized_end=966
+  _globals['_SEATTOKEN']._serialized_start=968
+  _globals['_SEATTOKEN']._serialized_end=1008
+  _globals['_GETGAMEVIEWREQUEST']._serialized_start=1010
+  _globals['_GETGAMEVIEWREQUEST']._serialized_end=1075
+  _globals['_GETGAMEVIEWRESPONSE']._serialized_start=1077
+  _globals['_GETGAMEVIEWRESPONSE']._serialized_end=1137
+  _globals['_SUBMITACTIONREQUEST']._serialized_start=1140
+  _globals['_SUBMITACTIONREQUEST']._serialized_end=1277
+  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1279
+  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1340
+  _globals['_GETACTIONLOGREQUEST']._serialized_start=1342
+  _globals['_GETACTIONLOGREQUEST']._serialized_end=1467
+  _globals['_GETACTIONLOGRESPONSE']._serialized_start=1470
+  _globals['_GETACTIONLOGRESPONSE']._serialized_end=1710
+  _globals['_WATCHGAMEREQUEST']._serialized_start=1712
+  _globals['_WATCHGAMEREQUEST']._serialized_end=1818
+  _globals['_WATCHGAMERESPONSE']._serialized_start=1821
+  _globals['_WATCHGAMERESPONSE']._serialized_end=1986
+  _globals['_GAMEUPDATE']._serialized_start=1989
+  _globals['_GAMEUPDATE']._serialized_end=2175
+  _globals['_HEARTBEAT']._serialized_start=2177
+  _globals['_HEARTBEAT']._serialized_end=2205
+  _globals['_GAMEENDED']._serialized_start=2207
+  _globals['_GAMEENDED']._serialized_end=2276
+  _globals['_LISTGAMESREQUEST']._serialized_start=2279
+  _globals['_LISTGAMESREQUEST']._serialized_end=2504
+  _globals['_LISTGAMESREQUEST_LABELSENTRY']._serialized_start=765
+  _globals['_LISTGAMESREQUEST_LABELSENTRY']._serialized_end=810
+  _globals['_LISTGAMESRESPONSE']._serialized_start=2506
+  _globals['_LISTGAMESRESPONSE']._serialized_end=2590
+  _globals['_GETGAMEREQUEST']._serialized_start=2592
+  _globals['_GETGAMEREQUEST']._serialized_end=2625
+  _globals['_GETGAMERESPONSE']._serialized_start=2627
+  _globals['_GETGAMERESPONSE']._serialized_end=2683
+  _globals['_LEAVEGAMEREQUEST']._serialized_start=2685
+  _globals['_LEAVEGAMEREQUEST']._serialized_end=2750
+  _globals['_LEAVEGAMERESPONSE']._serialized_start=2752
+  _globals['_LEAVEGAMERESPONSE']._serialized_end=2810
+  _globals['_UPDATESEATREQUEST']._serialized_start=2812
+  _globals['_UPDATESEATREQUEST']._serialized_end=2933
+  _globals['_UPDATESEATRESPONSE']._serialized_start=2935
+  _globals['_UPDATESEATRESPONSE']._serialized_end=3009
+  _globals['_ENDGAMEREQUEST']._serialized_start=3011
+  _globals['_ENDGAMEREQUEST']._serialized_end=3060
+  _globals['_ENDGAMERESPONSE']._serialized_start=3062
+  _globals['_ENDGAMERESPONSE']._serialized_end=3118
+  _globals['_REMATCHGAMEREQUEST']._serialized_start=3120
+  _globals['_REMATCHGAMEREQUEST']._serialized_end=3157
+  _globals['_REMATCHGAMERESPONSE']._serialized_start=3159
+  _globals['_REMATCHGAMERESPONSE']._serialized_end=3229
+  _globals['_SEATINFO']._serialized_start=3231
+  _globals['_SEATINFO']._serialized_end=3322
+  _globals['_GAMEINFO']._serialized_start=3325
+  _globals['_GAMEINFO']._serialized_end=3878
+  _globals['_GAMEINFO_LABELSENTRY']._serialized_start=765
+  _globals['_GAMEINFO_LABELSENTRY']._serialized_end=810
+  _globals['_ENGINESERVICE']._serialized_start=4111
+  _globals['_ENGINESERVICE']._serialized_end=5299
 # @@protoc_insertion_point(module_scope)

@@ -41,6 +41,30 @@ OPTION_KIND_BOOL: OptionKind.ValueType  # 2
 OPTION_KIND_CHOICE: OptionKind.ValueType  # 3
 Global___OptionKind: _TypeAlias = OptionKind  # noqa: Y015
 
+class _GameState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _GameStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    GAME_STATE_UNSPECIFIED: _GameState.ValueType  # 0
+    GAME_STATE_WAITING_FOR_HUMAN: _GameState.ValueType  # 1
+    """A human seat must act."""
+    GAME_STATE_RUNNING: _GameState.ValueType  # 2
+    """Only bots are to act; the service keeps playing the game in slices."""
+    GAME_STATE_OVER: _GameState.ValueType  # 3
+
+class GameState(_GameState, metaclass=_GameStateEnumTypeWrapper):
+    """Where a game stands, for listing."""
+
+GAME_STATE_UNSPECIFIED: GameState.ValueType  # 0
+GAME_STATE_WAITING_FOR_HUMAN: GameState.ValueType  # 1
+"""A human seat must act."""
+GAME_STATE_RUNNING: GameState.ValueType  # 2
+"""Only bots are to act; the service keeps playing the game in slices."""
+GAME_STATE_OVER: GameState.ValueType  # 3
+Global___GameState: _TypeAlias = GameState  # noqa: Y015
+
 @_typing.final
 class ListGameTypesRequest(_message.Message):
     """Request of ListGameTypes."""
@@ -159,10 +183,32 @@ class CreateGameRequest(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class LabelsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     GAME_TYPE_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    LABELS_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """A name from ListGameTypes."""
     seed: _builtins.int
@@ -175,6 +221,16 @@ class CreateGameRequest(_message.Message):
     def seats(self) -> _containers.RepeatedScalarFieldContainer[_game_pb2.PlayerType.ValueType]:
         """One entry per seat, in seat order."""
 
+    @_builtins.property
+    def clock(self) -> _game_pb2.ClockPolicy:
+        """A turn clock for the human seats; unset: no clock, a seat may take as long as it likes."""
+
+    @_builtins.property
+    def labels(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """The creator's own tags, for ListGames filters: at most 16, keys 1 to 63 characters of
+        [a-z0-9_.-] starting with a letter, values at most 256 characters.
+        """
+
     def __init__(
         self,
         *,
@@ -182,10 +238,12 @@ class CreateGameRequest(_message.Message):
         options: _game_pb2.GameOptions | None = ...,
         seats: _abc.Iterable[_game_pb2.PlayerType.ValueType] | None = ...,
         seed: _builtins.int | None = ...,
+        clock: _game_pb2.ClockPolicy | None = ...,
+        labels: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "options", b"options", "seed", b"seed"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "options", b"options", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "game_type", b"game_type", "options", b"options", "seats", b"seats", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "game_type", b"game_type", "labels", b"labels", "options", b"options", "seats", b"seats", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -202,7 +260,13 @@ class CreateGameResponse(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     SEAT_TOKENS_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
+    ADMIN_TOKEN_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
+    admin_token: _builtins.str
+    """The game's admin token, for the backend that created the game and never for players:
+    send it as "x-admin-token" to GetGame, UpdateSeat, EndGame and RematchGame. Shown only
+    here, stored only as a hash.
+    """
     @_builtins.property
     def seat_tokens(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatToken]:
         """One secret token per human seat; shown only here, stored only as a hash."""
@@ -217,10 +281,11 @@ class CreateGameResponse(_message.Message):
         game_id: _builtins.str = ...,
         seat_tokens: _abc.Iterable[Global___SeatToken] | None = ...,
         view: _game_pb2.GameView | None = ...,
+        admin_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "seat_tokens", b"seat_tokens", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["admin_token", b"admin_token", "game_id", b"game_id", "seat_tokens", b"seat_tokens", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -607,3 +672,470 @@ class GameEnded(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameEnded: _TypeAlias = GameEnded  # noqa: Y015
+
+@_typing.final
+class ListGamesRequest(_message.Message):
+    """Request of ListGames."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class LabelsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    GAME_TYPE_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    LABELS_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    game_type: _builtins.str
+    """Only games of this type; empty for every type."""
+    state: Global___GameState.ValueType
+    """Only games in this state; unspecified for every state."""
+    page_size: _builtins.int
+    """At most this many games (0: 50; at most 500). A page may hold fewer even when more
+    follow; only an empty next_page_token means the end.
+    """
+    page_token: _builtins.str
+    """The next_page_token of the previous page; the filters must be the same."""
+    @_builtins.property
+    def labels(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """Only games with every one of these labels."""
+
+    def __init__(
+        self,
+        *,
+        game_type: _builtins.str = ...,
+        state: Global___GameState.ValueType = ...,
+        labels: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "labels", b"labels", "page_size", b"page_size", "page_token", b"page_token", "state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGamesRequest: _TypeAlias = ListGamesRequest  # noqa: Y015
+
+@_typing.final
+class ListGamesResponse(_message.Message):
+    """Response of ListGames."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAMES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    @_builtins.property
+    def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameInfo]: ...
+    def __init__(
+        self,
+        *,
+        games: _abc.Iterable[Global___GameInfo] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGamesResponse: _TypeAlias = ListGamesResponse  # noqa: Y015
+
+@_typing.final
+class GetGameRequest(_message.Message):
+    """Request of GetGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetGameRequest: _TypeAlias = GetGameRequest  # noqa: Y015
+
+@_typing.final
+class GetGameResponse(_message.Message):
+    """Response of GetGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> Global___GameInfo: ...
+    def __init__(
+        self,
+        *,
+        game: Global___GameInfo | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetGameResponse: _TypeAlias = GetGameResponse  # noqa: Y015
+
+@_typing.final
+class LeaveGameRequest(_message.Message):
+    """Request of LeaveGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    RESIGN_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    seat: _builtins.int
+    """The leaving seat; the token must be this seat's."""
+    resign: _builtins.bool
+    """Resign rather than leave: a forfeit where the game has one."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        resign: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "resign", b"resign", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaveGameRequest: _TypeAlias = LeaveGameRequest  # noqa: Y015
+
+@_typing.final
+class LeaveGameResponse(_message.Message):
+    """Response of LeaveGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VIEW_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def view(self) -> _game_pb2.GameView:
+        """The seat's view after the change and the bots' replies."""
+
+    def __init__(
+        self,
+        *,
+        view: _game_pb2.GameView | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaveGameResponse: _TypeAlias = LeaveGameResponse  # noqa: Y015
+
+@_typing.final
+class UpdateSeatRequest(_message.Message):
+    """Request of UpdateSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    PLAYER_TYPE_FIELD_NUMBER: _builtins.int
+    REISSUE_TOKEN_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    seat: _builtins.int
+    player_type: _game_pb2.PlayerType.ValueType
+    """Who plays the seat from now on; unspecified keeps who plays it. Handing a seat back to a
+    person keeps the seat's token unless reissue_token is set; a seat that never had one
+    gets one.
+    """
+    reissue_token: _builtins.bool
+    """Issue the seat a new token; the old one stops working at once."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        player_type: _game_pb2.PlayerType.ValueType = ...,
+        reissue_token: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "player_type", b"player_type", "reissue_token", b"reissue_token", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UpdateSeatRequest: _TypeAlias = UpdateSeatRequest  # noqa: Y015
+
+@_typing.final
+class UpdateSeatResponse(_message.Message):
+    """Response of UpdateSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOKEN_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    token: _builtins.str
+    """The seat's new token, when one was issued."""
+    @_builtins.property
+    def view(self) -> _game_pb2.GameView:
+        """The spectator's view after the change and the bots' replies."""
+
+    def __init__(
+        self,
+        *,
+        token: _builtins.str = ...,
+        view: _game_pb2.GameView | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["token", b"token", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UpdateSeatResponse: _TypeAlias = UpdateSeatResponse  # noqa: Y015
+
+@_typing.final
+class EndGameRequest(_message.Message):
+    """Request of EndGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    reason: _builtins.str
+    """Why, for the log and the outcome (1 to 256 characters)."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EndGameRequest: _TypeAlias = EndGameRequest  # noqa: Y015
+
+@_typing.final
+class EndGameResponse(_message.Message):
+    """Response of EndGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VIEW_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def view(self) -> _game_pb2.GameView:
+        """The spectator's view of the ended game."""
+
+    def __init__(
+        self,
+        *,
+        view: _game_pb2.GameView | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EndGameResponse: _TypeAlias = EndGameResponse  # noqa: Y015
+
+@_typing.final
+class RematchGameRequest(_message.Message):
+    """Request of RematchGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """A finished game."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RematchGameRequest: _TypeAlias = RematchGameRequest  # noqa: Y015
+
+@_typing.final
+class RematchGameResponse(_message.Message):
+    """Response of RematchGame: the new game, as CreateGame returns one."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> Global___CreateGameResponse: ...
+    def __init__(
+        self,
+        *,
+        game: Global___CreateGameResponse | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RematchGameResponse: _TypeAlias = RematchGameResponse  # noqa: Y015
+
+@_typing.final
+class SeatInfo(_message.Message):
+    """Who holds one seat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    PLAYER_TYPE_FIELD_NUMBER: _builtins.int
+    HAS_TOKEN_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    player_type: _game_pb2.PlayerType.ValueType
+    has_token: _builtins.bool
+    """Whether a token was issued for the seat (a person holds it, or held it before a bot
+    took over).
+    """
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        player_type: _game_pb2.PlayerType.ValueType = ...,
+        has_token: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["has_token", b"has_token", "player_type", b"player_type", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatInfo: _TypeAlias = SeatInfo  # noqa: Y015
+
+@_typing.final
+class GameInfo(_message.Message):
+    """A game's metadata, without any card: what a backend needs to manage its tables."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class LabelsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    GAME_TYPE_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
+    UPDATE_TIME_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    LABELS_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    CLOCKS_FIELD_NUMBER: _builtins.int
+    REMATCH_OF_FIELD_NUMBER: _builtins.int
+    REMATCH_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    game_type: _builtins.str
+    version: _builtins.int
+    state: Global___GameState.ValueType
+    rematch_of: _builtins.str
+    """The finished game this one is a rematch of, if any."""
+    rematch_id: _builtins.str
+    """The rematch of this game, once one was created."""
+    @_builtins.property
+    def options(self) -> _game_pb2.GameOptions:
+        """The effective options, every field set."""
+
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatInfo]: ...
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def update_time(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def outcome(self) -> _game_pb2.Outcome:
+        """Set once the game is over."""
+
+    @_builtins.property
+    def labels(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """The labels given at creation."""
+
+    @_builtins.property
+    def clock(self) -> _game_pb2.ClockPolicy:
+        """Unset when the game has no clock."""
+
+    @_builtins.property
+    def clocks(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.SeatClock]: ...
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        game_type: _builtins.str = ...,
+        options: _game_pb2.GameOptions | None = ...,
+        seats: _abc.Iterable[Global___SeatInfo] | None = ...,
+        version: _builtins.int = ...,
+        state: Global___GameState.ValueType = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
+        update_time: _timestamp_pb2.Timestamp | None = ...,
+        outcome: _game_pb2.Outcome | None = ...,
+        labels: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        clock: _game_pb2.ClockPolicy | None = ...,
+        clocks: _abc.Iterable[_game_pb2.SeatClock] | None = ...,
+        rematch_of: _builtins.str = ...,
+        rematch_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "create_time", b"create_time", "options", b"options", "outcome", b"outcome", "update_time", b"update_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "clocks", b"clocks", "create_time", b"create_time", "game_id", b"game_id", "game_type", b"game_type", "labels", b"labels", "options", b"options", "outcome", b"outcome", "rematch_id", b"rematch_id", "rematch_of", b"rematch_of", "seats", b"seats", "state", b"state", "update_time", b"update_time", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameInfo: _TypeAlias = GameInfo  # noqa: Y015

@@ -83,6 +83,36 @@ class EngineServiceStub:
                 request_serializer=cardengine_dot_v1_dot_guandan__pb2.ExplainPlayRequest.SerializeToString,
                 response_deserializer=cardengine_dot_v1_dot_guandan__pb2.ExplainPlayResponse.FromString,
                 _registered_method=True)
+        self.ListGames = channel.unary_unary(
+                '/cardengine.v1.EngineService/ListGames',
+                request_serializer=cardengine_dot_v1_dot_engine__service__pb2.ListGamesRequest.SerializeToString,
+                response_deserializer=cardengine_dot_v1_dot_engine__service__pb2.ListGamesResponse.FromString,
+                _registered_method=True)
+        self.GetGame = channel.unary_unary(
+                '/cardengine.v1.EngineService/GetGame',
+                request_serializer=cardengine_dot_v1_dot_engine__service__pb2.GetGameRequest.SerializeToString,
+                response_deserializer=cardengine_dot_v1_dot_engine__service__pb2.GetGameResponse.FromString,
+                _registered_method=True)
+        self.LeaveGame = channel.unary_unary(
+                '/cardengine.v1.EngineService/LeaveGame',
+                request_serializer=cardengine_dot_v1_dot_engine__service__pb2.LeaveGameRequest.SerializeToString,
+                response_deserializer=cardengine_dot_v1_dot_engine__service__pb2.LeaveGameResponse.FromString,
+                _registered_method=True)
+        self.UpdateSeat = channel.unary_unary(
+                '/cardengine.v1.EngineService/UpdateSeat',
+                request_serializer=cardengine_dot_v1_dot_engine__service__pb2.UpdateSeatRequest.SerializeToString,
+                response_deserializer=cardengine_dot_v1_dot_engine__service__pb2.UpdateSeatResponse.FromString,
+                _registered_method=True)
+        self.EndGame = channel.unary_unary(
+                '/cardengine.v1.EngineService/EndGame',
+                request_serializer=cardengine_dot_v1_dot_engine__service__pb2.EndGameRequest.SerializeToString,
+                response_deserializer=cardengine_dot_v1_dot_engine__service__pb2.EndGameResponse.FromString,
+                _registered_method=True)
+        self.RematchGame = channel.unary_unary(
+                '/cardengine.v1.EngineService/RematchGame',
+                request_serializer=cardengine_dot_v1_dot_engine__service__pb2.RematchGameRequest.SerializeToString,
+                response_deserializer=cardengine_dot_v1_dot_engine__service__pb2.RematchGameResponse.FromString,
+                _registered_method=True)
 
 
 class EngineServiceServicer:
@@ -188,6 +218,69 @@ class EngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListGames(self, request, context):
+        """Lists games, newest first, a page at a time (AIP-158), filtered by game type, state and
+        labels (every label given must match). For backends: when the service has service keys,
+        the "x-service-key" metadata must hold one. Listing is backed by indexes the move's own
+        atomic write keeps, so a game that changes state between pages is listed at most once.
+        Codes: INVALID_ARGUMENT (bad filter, page_size or page_token), UNAUTHENTICATED (reason
+        SERVICE_KEY_INVALID).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetGame(self, request, context):
+        """Returns a game's metadata (no card): type, options, who holds each seat, version, times,
+        state, outcome, labels, clocks and rematch links. Needs the game's admin token
+        ("x-admin-token") or a service key. Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LeaveGame(self, request, context):
+        """The seat's player leaves the game (T-R2): a bot plays the seat from now on. With resign,
+        a game that defines a forfeit (Guandan, Klaberjass) ends and the seat's side loses
+        (T-R3); in Hearts resigning is leaving. Logged and told as a TableAction.
+        Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+        FAILED_PRECONDITION (GAME_OVER, SEAT_PLAYED_BY_BOT).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateSeat(self, request, context):
+        """The game's admin (token from CreateGame, as "x-admin-token", or a service key) hands a
+        seat to a bot or to a person (T-R6), and/or issues the seat a new token that replaces
+        the old one at once (T-R7). Logged and told as TableActions.
+        Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED (reason ADMIN_TOKEN_INVALID),
+        FAILED_PRECONDITION (GAME_OVER, NOTHING_TO_CHANGE).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EndGame(self, request, context):
+        """The game's admin ends the game now with a reason (T-R8): no winner, recorded in the log
+        and in the outcome. Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED,
+        FAILED_PRECONDITION (GAME_OVER).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RematchGame(self, request, context):
+        """The game's admin starts a new game from a finished one (T-R9): same game type, options,
+        clock and labels, each seat's player moved one seat on (so partners stay partners and
+        the deal passes on), new tokens. The two games name each other (GameInfo.rematch_of,
+        rematch_id); a game has at most one rematch. Codes: INVALID_ARGUMENT, NOT_FOUND,
+        UNAUTHENTICATED, FAILED_PRECONDITION (GAME_NOT_OVER), ALREADY_EXISTS (ALREADY_REMATCHED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EngineServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -230,6 +323,36 @@ def add_EngineServiceServicer_to_server(servicer, server):
                     servicer.ExplainPlay,
                     request_deserializer=cardengine_dot_v1_dot_guandan__pb2.ExplainPlayRequest.FromString,
                     response_serializer=cardengine_dot_v1_dot_guandan__pb2.ExplainPlayResponse.SerializeToString,
+            ),
+            'ListGames': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListGames,
+                    request_deserializer=cardengine_dot_v1_dot_engine__service__pb2.ListGamesRequest.FromString,
+                    response_serializer=cardengine_dot_v1_dot_engine__service__pb2.ListGamesResponse.SerializeToString,
+            ),
+            'GetGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetGame,
+                    request_deserializer=cardengine_dot_v1_dot_engine__service__pb2.GetGameRequest.FromString,
+                    response_serializer=cardengine_dot_v1_dot_engine__service__pb2.GetGameResponse.SerializeToString,
+            ),
+            'LeaveGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.LeaveGame,
+                    request_deserializer=cardengine_dot_v1_dot_engine__service__pb2.LeaveGameRequest.FromString,
+                    response_serializer=cardengine_dot_v1_dot_engine__service__pb2.LeaveGameResponse.SerializeToString,
+            ),
+            'UpdateSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateSeat,
+                    request_deserializer=cardengine_dot_v1_dot_engine__service__pb2.UpdateSeatRequest.FromString,
+                    response_serializer=cardengine_dot_v1_dot_engine__service__pb2.UpdateSeatResponse.SerializeToString,
+            ),
+            'EndGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.EndGame,
+                    request_deserializer=cardengine_dot_v1_dot_engine__service__pb2.EndGameRequest.FromString,
+                    response_serializer=cardengine_dot_v1_dot_engine__service__pb2.EndGameResponse.SerializeToString,
+            ),
+            'RematchGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.RematchGame,
+                    request_deserializer=cardengine_dot_v1_dot_engine__service__pb2.RematchGameRequest.FromString,
+                    response_serializer=cardengine_dot_v1_dot_engine__service__pb2.RematchGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -455,6 +578,168 @@ class EngineService:
             '/cardengine.v1.EngineService/ExplainPlay',
             cardengine_dot_v1_dot_guandan__pb2.ExplainPlayRequest.SerializeToString,
             cardengine_dot_v1_dot_guandan__pb2.ExplainPlayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListGames(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardengine.v1.EngineService/ListGames',
+            cardengine_dot_v1_dot_engine__service__pb2.ListGamesRequest.SerializeToString,
+            cardengine_dot_v1_dot_engine__service__pb2.ListGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardengine.v1.EngineService/GetGame',
+            cardengine_dot_v1_dot_engine__service__pb2.GetGameRequest.SerializeToString,
+            cardengine_dot_v1_dot_engine__service__pb2.GetGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LeaveGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardengine.v1.EngineService/LeaveGame',
+            cardengine_dot_v1_dot_engine__service__pb2.LeaveGameRequest.SerializeToString,
+            cardengine_dot_v1_dot_engine__service__pb2.LeaveGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardengine.v1.EngineService/UpdateSeat',
+            cardengine_dot_v1_dot_engine__service__pb2.UpdateSeatRequest.SerializeToString,
+            cardengine_dot_v1_dot_engine__service__pb2.UpdateSeatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EndGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardengine.v1.EngineService/EndGame',
+            cardengine_dot_v1_dot_engine__service__pb2.EndGameRequest.SerializeToString,
+            cardengine_dot_v1_dot_engine__service__pb2.EndGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RematchGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardengine.v1.EngineService/RematchGame',
+            cardengine_dot_v1_dot_engine__service__pb2.RematchGameRequest.SerializeToString,
+            cardengine_dot_v1_dot_engine__service__pb2.RematchGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

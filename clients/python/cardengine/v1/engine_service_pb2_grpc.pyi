@@ -102,6 +102,45 @@ class EngineServiceStub:
     UNAUTHENTICATED, PERMISSION_DENIED, FAILED_PRECONDITION (reason CARD_NOT_IN_HAND, rule
     G-R1: a card the seat does not hold).
     """
+    ListGames: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ListGamesRequest, _engine_service_pb2.ListGamesResponse]
+    """Lists games, newest first, a page at a time (AIP-158), filtered by game type, state and
+    labels (every label given must match). For backends: when the service has service keys,
+    the "x-service-key" metadata must hold one. Listing is backed by indexes the move's own
+    atomic write keeps, so a game that changes state between pages is listed at most once.
+    Codes: INVALID_ARGUMENT (bad filter, page_size or page_token), UNAUTHENTICATED (reason
+    SERVICE_KEY_INVALID).
+    """
+    GetGame: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.GetGameRequest, _engine_service_pb2.GetGameResponse]
+    """Returns a game's metadata (no card): type, options, who holds each seat, version, times,
+    state, outcome, labels, clocks and rematch links. Needs the game's admin token
+    ("x-admin-token") or a service key. Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED.
+    """
+    LeaveGame: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.LeaveGameRequest, _engine_service_pb2.LeaveGameResponse]
+    """The seat's player leaves the game (T-R2): a bot plays the seat from now on. With resign,
+    a game that defines a forfeit (Guandan, Klaberjass) ends and the seat's side loses
+    (T-R3); in Hearts resigning is leaving. Logged and told as a TableAction.
+    Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+    FAILED_PRECONDITION (GAME_OVER, SEAT_PLAYED_BY_BOT).
+    """
+    UpdateSeat: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.UpdateSeatRequest, _engine_service_pb2.UpdateSeatResponse]
+    """The game's admin (token from CreateGame, as "x-admin-token", or a service key) hands a
+    seat to a bot or to a person (T-R6), and/or issues the seat a new token that replaces
+    the old one at once (T-R7). Logged and told as TableActions.
+    Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED (reason ADMIN_TOKEN_INVALID),
+    FAILED_PRECONDITION (GAME_OVER, NOTHING_TO_CHANGE).
+    """
+    EndGame: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.EndGameRequest, _engine_service_pb2.EndGameResponse]
+    """The game's admin ends the game now with a reason (T-R8): no winner, recorded in the log
+    and in the outcome. Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED,
+    FAILED_PRECONDITION (GAME_OVER).
+    """
+    RematchGame: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.RematchGameRequest, _engine_service_pb2.RematchGameResponse]
+    """The game's admin starts a new game from a finished one (T-R9): same game type, options,
+    clock and labels, each seat's player moved one seat on (so partners stay partners and
+    the deal passes on), new tokens. The two games name each other (GameInfo.rematch_of,
+    rematch_id); a game has at most one rematch. Codes: INVALID_ARGUMENT, NOT_FOUND,
+    UNAUTHENTICATED, FAILED_PRECONDITION (GAME_NOT_OVER), ALREADY_EXISTS (ALREADY_REMATCHED).
+    """
 
 @_typing.type_check_only
 class EngineServiceAsyncStub(EngineServiceStub):
@@ -174,6 +213,45 @@ class EngineServiceAsyncStub(EngineServiceStub):
     malformed card or one named three times, or the game is not Guandan), NOT_FOUND,
     UNAUTHENTICATED, PERMISSION_DENIED, FAILED_PRECONDITION (reason CARD_NOT_IN_HAND, rule
     G-R1: a card the seat does not hold).
+    """
+    ListGames: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ListGamesRequest, _engine_service_pb2.ListGamesResponse]  # type: ignore[assignment]
+    """Lists games, newest first, a page at a time (AIP-158), filtered by game type, state and
+    labels (every label given must match). For backends: when the service has service keys,
+    the "x-service-key" metadata must hold one. Listing is backed by indexes the move's own
+    atomic write keeps, so a game that changes state between pages is listed at most once.
+    Codes: INVALID_ARGUMENT (bad filter, page_size or page_token), UNAUTHENTICATED (reason
+    SERVICE_KEY_INVALID).
+    """
+    GetGame: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.GetGameRequest, _engine_service_pb2.GetGameResponse]  # type: ignore[assignment]
+    """Returns a game's metadata (no card): type, options, who holds each seat, version, times,
+    state, outcome, labels, clocks and rematch links. Needs the game's admin token
+    ("x-admin-token") or a service key. Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED.
+    """
+    LeaveGame: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.LeaveGameRequest, _engine_service_pb2.LeaveGameResponse]  # type: ignore[assignment]
+    """The seat's player leaves the game (T-R2): a bot plays the seat from now on. With resign,
+    a game that defines a forfeit (Guandan, Klaberjass) ends and the seat's side loses
+    (T-R3); in Hearts resigning is leaving. Logged and told as a TableAction.
+    Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+    FAILED_PRECONDITION (GAME_OVER, SEAT_PLAYED_BY_BOT).
+    """
+    UpdateSeat: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.UpdateSeatRequest, _engine_service_pb2.UpdateSeatResponse]  # type: ignore[assignment]
+    """The game's admin (token from CreateGame, as "x-admin-token", or a service key) hands a
+    seat to a bot or to a person (T-R6), and/or issues the seat a new token that replaces
+    the old one at once (T-R7). Logged and told as TableActions.
+    Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED (reason ADMIN_TOKEN_INVALID),
+    FAILED_PRECONDITION (GAME_OVER, NOTHING_TO_CHANGE).
+    """
+    EndGame: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.EndGameRequest, _engine_service_pb2.EndGameResponse]  # type: ignore[assignment]
+    """The game's admin ends the game now with a reason (T-R8): no winner, recorded in the log
+    and in the outcome. Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED,
+    FAILED_PRECONDITION (GAME_OVER).
+    """
+    RematchGame: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.RematchGameRequest, _engine_service_pb2.RematchGameResponse]  # type: ignore[assignment]
+    """The game's admin starts a new game from a finished one (T-R9): same game type, options,
+    clock and labels, each seat's player moved one seat on (so partners stay partners and
+    the deal passes on), new tokens. The two games name each other (GameInfo.rematch_of,
+    rematch_id); a game has at most one rematch. Codes: INVALID_ARGUMENT, NOT_FOUND,
+    UNAUTHENTICATED, FAILED_PRECONDITION (GAME_NOT_OVER), ALREADY_EXISTS (ALREADY_REMATCHED).
     """
 
 class EngineServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -292,6 +370,81 @@ class EngineServiceServicer(metaclass=_abc_1.ABCMeta):
         malformed card or one named three times, or the game is not Guandan), NOT_FOUND,
         UNAUTHENTICATED, PERMISSION_DENIED, FAILED_PRECONDITION (reason CARD_NOT_IN_HAND, rule
         G-R1: a card the seat does not hold).
+        """
+
+    @_abc_1.abstractmethod
+    def ListGames(
+        self,
+        request: _engine_service_pb2.ListGamesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.ListGamesResponse, _abc.Awaitable[_engine_service_pb2.ListGamesResponse]]:
+        """Lists games, newest first, a page at a time (AIP-158), filtered by game type, state and
+        labels (every label given must match). For backends: when the service has service keys,
+        the "x-service-key" metadata must hold one. Listing is backed by indexes the move's own
+        atomic write keeps, so a game that changes state between pages is listed at most once.
+        Codes: INVALID_ARGUMENT (bad filter, page_size or page_token), UNAUTHENTICATED (reason
+        SERVICE_KEY_INVALID).
+        """
+
+    @_abc_1.abstractmethod
+    def GetGame(
+        self,
+        request: _engine_service_pb2.GetGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.GetGameResponse, _abc.Awaitable[_engine_service_pb2.GetGameResponse]]:
+        """Returns a game's metadata (no card): type, options, who holds each seat, version, times,
+        state, outcome, labels, clocks and rematch links. Needs the game's admin token
+        ("x-admin-token") or a service key. Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED.
+        """
+
+    @_abc_1.abstractmethod
+    def LeaveGame(
+        self,
+        request: _engine_service_pb2.LeaveGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.LeaveGameResponse, _abc.Awaitable[_engine_service_pb2.LeaveGameResponse]]:
+        """The seat's player leaves the game (T-R2): a bot plays the seat from now on. With resign,
+        a game that defines a forfeit (Guandan, Klaberjass) ends and the seat's side loses
+        (T-R3); in Hearts resigning is leaving. Logged and told as a TableAction.
+        Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED,
+        FAILED_PRECONDITION (GAME_OVER, SEAT_PLAYED_BY_BOT).
+        """
+
+    @_abc_1.abstractmethod
+    def UpdateSeat(
+        self,
+        request: _engine_service_pb2.UpdateSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.UpdateSeatResponse, _abc.Awaitable[_engine_service_pb2.UpdateSeatResponse]]:
+        """The game's admin (token from CreateGame, as "x-admin-token", or a service key) hands a
+        seat to a bot or to a person (T-R6), and/or issues the seat a new token that replaces
+        the old one at once (T-R7). Logged and told as TableActions.
+        Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED (reason ADMIN_TOKEN_INVALID),
+        FAILED_PRECONDITION (GAME_OVER, NOTHING_TO_CHANGE).
+        """
+
+    @_abc_1.abstractmethod
+    def EndGame(
+        self,
+        request: _engine_service_pb2.EndGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.EndGameResponse, _abc.Awaitable[_engine_service_pb2.EndGameResponse]]:
+        """The game's admin ends the game now with a reason (T-R8): no winner, recorded in the log
+        and in the outcome. Codes: INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED,
+        FAILED_PRECONDITION (GAME_OVER).
+        """
+
+    @_abc_1.abstractmethod
+    def RematchGame(
+        self,
+        request: _engine_service_pb2.RematchGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.RematchGameResponse, _abc.Awaitable[_engine_service_pb2.RematchGameResponse]]:
+        """The game's admin starts a new game from a finished one (T-R9): same game type, options,
+        clock and labels, each seat's player moved one seat on (so partners stay partners and
+        the deal passes on), new tokens. The two games name each other (GameInfo.rematch_of,
+        rematch_id); a game has at most one rematch. Codes: INVALID_ARGUMENT, NOT_FOUND,
+        UNAUTHENTICATED, FAILED_PRECONDITION (GAME_NOT_OVER), ALREADY_EXISTS (ALREADY_REMATCHED).
         """
 
 def add_EngineServiceServicer_to_server(servicer: EngineServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

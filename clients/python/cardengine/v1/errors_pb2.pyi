@@ -69,6 +69,22 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """UNAVAILABLE: the game storage (Redis) could not be reached; nothing was changed, retry."""
     ERROR_REASON_INTERNAL: _ErrorReason.ValueType  # 23
     """INTERNAL: an unexpected fault in the service (logged); no request can cause it on purpose."""
+    ERROR_REASON_ADMIN_TOKEN_INVALID: _ErrorReason.ValueType  # 24
+    """UNAUTHENTICATED: the x-admin-token metadata entry is missing or is not this game's
+    admin token, and no valid service key was sent.
+    """
+    ERROR_REASON_SERVICE_KEY_INVALID: _ErrorReason.ValueType  # 25
+    """UNAUTHENTICATED: the x-service-key metadata entry is missing or is no key of the service."""
+    ERROR_REASON_SEAT_PLAYED_BY_BOT: _ErrorReason.ValueType  # 26
+    """FAILED_PRECONDITION, T-R1: a bot plays this seat now; its player cannot act or leave."""
+    ERROR_REASON_NOTHING_TO_CHANGE: _ErrorReason.ValueType  # 27
+    """FAILED_PRECONDITION, T-R6: the seat is already played that way."""
+    ERROR_REASON_GAME_NOT_OVER: _ErrorReason.ValueType  # 28
+    """FAILED_PRECONDITION, T-R9: only a finished game can be rematched."""
+    ERROR_REASON_ALREADY_REMATCHED: _ErrorReason.ValueType  # 29
+    """ALREADY_EXISTS, T-R9: the game already has a rematch (named in metadata "rematchId")."""
+    ERROR_REASON_NO_FORFEIT_IN_GAME: _ErrorReason.ValueType  # 30
+    """INVALID_ARGUMENT, T-R5: the game defines no forfeit (Hearts), so a clock cannot forfeit."""
     ERROR_REASON_LEADER_MUST_PLAY: _ErrorReason.ValueType  # 100
     """Guandan (100..149).
     FAILED_PRECONDITION, G-R17: the leader of a trick must play, not pass.
@@ -162,6 +178,22 @@ ERROR_REASON_STORAGE_UNAVAILABLE: ErrorReason.ValueType  # 22
 """UNAVAILABLE: the game storage (Redis) could not be reached; nothing was changed, retry."""
 ERROR_REASON_INTERNAL: ErrorReason.ValueType  # 23
 """INTERNAL: an unexpected fault in the service (logged); no request can cause it on purpose."""
+ERROR_REASON_ADMIN_TOKEN_INVALID: ErrorReason.ValueType  # 24
+"""UNAUTHENTICATED: the x-admin-token metadata entry is missing or is not this game's
+admin token, and no valid service key was sent.
+"""
+ERROR_REASON_SERVICE_KEY_INVALID: ErrorReason.ValueType  # 25
+"""UNAUTHENTICATED: the x-service-key metadata entry is missing or is no key of the service."""
+ERROR_REASON_SEAT_PLAYED_BY_BOT: ErrorReason.ValueType  # 26
+"""FAILED_PRECONDITION, T-R1: a bot plays this seat now; its player cannot act or leave."""
+ERROR_REASON_NOTHING_TO_CHANGE: ErrorReason.ValueType  # 27
+"""FAILED_PRECONDITION, T-R6: the seat is already played that way."""
+ERROR_REASON_GAME_NOT_OVER: ErrorReason.ValueType  # 28
+"""FAILED_PRECONDITION, T-R9: only a finished game can be rematched."""
+ERROR_REASON_ALREADY_REMATCHED: ErrorReason.ValueType  # 29
+"""ALREADY_EXISTS, T-R9: the game already has a rematch (named in metadata "rematchId")."""
+ERROR_REASON_NO_FORFEIT_IN_GAME: ErrorReason.ValueType  # 30
+"""INVALID_ARGUMENT, T-R5: the game defines no forfeit (Hearts), so a clock cannot forfeit."""
 ERROR_REASON_LEADER_MUST_PLAY: ErrorReason.ValueType  # 100
 """Guandan (100..149).
 FAILED_PRECONDITION, G-R17: the leader of a trick must play, not pass.

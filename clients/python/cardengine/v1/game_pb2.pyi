@@ -9,6 +9,7 @@ from cardengine.v1 import hearts_pb2 as _hearts_pb2
 from cardengine.v1 import klaberjass_pb2 as _klaberjass_pb2
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
@@ -68,6 +69,36 @@ GAME_STATUS_IN_PROGRESS: GameStatus.ValueType  # 1
 GAME_STATUS_FINISHED: GameStatus.ValueType  # 2
 Global___GameStatus: _TypeAlias = GameStatus  # noqa: Y015
 
+class _ExpiryAction:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _ExpiryActionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ExpiryAction.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    EXPIRY_ACTION_UNSPECIFIED: _ExpiryAction.ValueType  # 0
+    EXPIRY_ACTION_BOT_RANDOM: _ExpiryAction.ValueType  # 1
+    """A random bot makes this one move for the seat; the seat stays the person's."""
+    EXPIRY_ACTION_BOT_HEURISTIC: _ExpiryAction.ValueType  # 2
+    """The game's heuristic bot makes this one move for the seat."""
+    EXPIRY_ACTION_FORFEIT: _ExpiryAction.ValueType  # 3
+    """The seat's side loses the game, in games that define a forfeit (Guandan, Klaberjass);
+    refused at creation for a game without one (Hearts).
+    """
+
+class ExpiryAction(_ExpiryAction, metaclass=_ExpiryActionEnumTypeWrapper):
+    """What happens when a human seat's time for a decision runs out (T-R5)."""
+
+EXPIRY_ACTION_UNSPECIFIED: ExpiryAction.ValueType  # 0
+EXPIRY_ACTION_BOT_RANDOM: ExpiryAction.ValueType  # 1
+"""A random bot makes this one move for the seat; the seat stays the person's."""
+EXPIRY_ACTION_BOT_HEURISTIC: ExpiryAction.ValueType  # 2
+"""The game's heuristic bot makes this one move for the seat."""
+EXPIRY_ACTION_FORFEIT: ExpiryAction.ValueType  # 3
+"""The seat's side loses the game, in games that define a forfeit (Guandan, Klaberjass);
+refused at creation for a game without one (Hearts).
+"""
+Global___ExpiryAction: _TypeAlias = ExpiryAction  # noqa: Y015
+
 @_typing.final
 class GameOptions(_message.Message):
     """The variant choices of one game; the field set names the game type."""
@@ -109,24 +140,32 @@ class Action(_message.Message):
     HEARTS_FIELD_NUMBER: _builtins.int
     GUANDAN_FIELD_NUMBER: _builtins.int
     KLABERJASS_FIELD_NUMBER: _builtins.int
+    TABLE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def hearts(self) -> _hearts_pb2.HeartsAction: ...
     @_builtins.property
     def guandan(self) -> _guandan_pb2.GuandanAction: ...
     @_builtins.property
     def klaberjass(self) -> _klaberjass_pb2.KlaberjassAction: ...
+    @_builtins.property
+    def table(self) -> Global___TableAction:
+        """A change of who plays, or of the whole game; never sent to SubmitAction (use
+        LeaveGame, UpdateSeat, EndGame), but found in the log and in watched events.
+        """
+
     def __init__(
         self,
         *,
         hearts: _hearts_pb2.HeartsAction | None = ...,
         guandan: _guandan_pb2.GuandanAction | None = ...,
         klaberjass: _klaberjass_pb2.KlaberjassAction | None = ...,
+        table: Global___TableAction | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "guandan", b"guandan", "hearts", b"hearts", "klaberjass", b"klaberjass"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "guandan", b"guandan", "hearts", b"hearts", "klaberjass", b"klaberjass", "table", b"table"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "guandan", b"guandan", "hearts", b"hearts", "klaberjass", b"klaberjass"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "guandan", b"guandan", "hearts", b"hearts", "klaberjass", b"klaberjass", "table", b"table"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["hearts", "guandan", "klaberjass"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["hearts", "guandan", "klaberjass", "table"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -141,8 +180,14 @@ class Outcome(_message.Message):
     WINNERS_FIELD_NUMBER: _builtins.int
     SCORES_FIELD_NUMBER: _builtins.int
     SUMMARY_FIELD_NUMBER: _builtins.int
+    ENDED_EARLY_FIELD_NUMBER: _builtins.int
     summary: _builtins.str
     """One English sentence."""
+    ended_early: _builtins.str
+    """Set when the game ended before its rules end it (a resignation, a forfeit on time, or
+    the admin's EndGame): why. Scores are then empty, and winners empty unless a side
+    forfeited.
+    """
     @_builtins.property
     def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The winning seats; more than one for a shared win."""
@@ -157,10 +202,11 @@ class Outcome(_message.Message):
         winners: _abc.Iterable[_builtins.int] | None = ...,
         scores: _abc.Iterable[_builtins.int] | None = ...,
         summary: _builtins.str = ...,
+        ended_early: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["scores", b"scores", "summary", b"summary", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ended_early", b"ended_early", "scores", b"scores", "summary", b"summary", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -182,6 +228,7 @@ class GameView(_message.Message):
     LEGAL_CHOICES_FIELD_NUMBER: _builtins.int
     OUTCOME_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    CLOCKS_FIELD_NUMBER: _builtins.int
     HEARTS_FIELD_NUMBER: _builtins.int
     GUANDAN_FIELD_NUMBER: _builtins.int
     KLABERJASS_FIELD_NUMBER: _builtins.int
@@ -217,6 +264,10 @@ class GameView(_message.Message):
         """Who sits in each seat."""
 
     @_builtins.property
+    def clocks(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatClock]:
+        """The turn clock of every human seat; empty when the game has no clock."""
+
+    @_builtins.property
     def hearts(self) -> _hearts_pb2.HeartsView: ...
     @_builtins.property
     def guandan(self) -> _guandan_pb2.GuandanView: ...
@@ -235,13 +286,14 @@ class GameView(_message.Message):
         legal_choices: _abc.Iterable[Global___CardChoice] | None = ...,
         outcome: Global___Outcome | None = ...,
         seats: _abc.Iterable[Global___PlayerType.ValueType] | None = ...,
+        clocks: _abc.Iterable[Global___SeatClock] | None = ...,
         hearts: _hearts_pb2.HeartsView | None = ...,
         guandan: _guandan_pb2.GuandanView | None = ...,
         klaberjass: _klaberjass_pb2.KlaberjassView | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "game", b"game", "guandan", b"guandan", "hearts", b"hearts", "klaberjass", b"klaberjass", "outcome", b"outcome", "viewer_seat", b"viewer_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "game", b"game", "game_id", b"game_id", "game_type", b"game_type", "guandan", b"guandan", "hearts", b"hearts", "klaberjass", b"klaberjass", "legal_actions", b"legal_actions", "legal_choices", b"legal_choices", "outcome", b"outcome", "seats", b"seats", "status", b"status", "to_act", b"to_act", "version", b"version", "viewer_seat", b"viewer_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "clocks", b"clocks", "game", b"game", "game_id", b"game_id", "game_type", b"game_type", "guandan", b"guandan", "hearts", b"hearts", "klaberjass", b"klaberjass", "legal_actions", b"legal_actions", "legal_choices", b"legal_choices", "outcome", b"outcome", "seats", b"seats", "status", b"status", "to_act", b"to_act", "version", b"version", "viewer_seat", b"viewer_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__viewer_seat: _TypeAlias = _typing.Literal["viewer_seat"]  # noqa: Y015
     _WhichOneofArgType__viewer_seat: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat"]  # noqa: Y015
@@ -339,25 +391,307 @@ class GameEvent(_message.Message):
     HEARTS_FIELD_NUMBER: _builtins.int
     GUANDAN_FIELD_NUMBER: _builtins.int
     KLABERJASS_FIELD_NUMBER: _builtins.int
+    TABLE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def hearts(self) -> _hearts_pb2.HeartsEvent: ...
     @_builtins.property
     def guandan(self) -> _guandan_pb2.GuandanEvent: ...
     @_builtins.property
     def klaberjass(self) -> _klaberjass_pb2.KlaberjassEvent: ...
+    @_builtins.property
+    def table(self) -> Global___TableEvent: ...
     def __init__(
         self,
         *,
         hearts: _hearts_pb2.HeartsEvent | None = ...,
         guandan: _guandan_pb2.GuandanEvent | None = ...,
         klaberjass: _klaberjass_pb2.KlaberjassEvent | None = ...,
+        table: Global___TableEvent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "guandan", b"guandan", "hearts", b"hearts", "klaberjass", b"klaberjass"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "guandan", b"guandan", "hearts", b"hearts", "klaberjass", b"klaberjass", "table", b"table"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "guandan", b"guandan", "hearts", b"hearts", "klaberjass", b"klaberjass"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "guandan", b"guandan", "hearts", b"hearts", "klaberjass", b"klaberjass", "table", b"table"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["hearts", "guandan", "klaberjass"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["hearts", "guandan", "klaberjass", "table"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
 Global___GameEvent: _TypeAlias = GameEvent  # noqa: Y015
+
+@_typing.final
+class ClockPolicy(_message.Message):
+    """A game's turn clock, chosen at creation. It runs for human seats only (T-R4)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PER_DECISION_FIELD_NUMBER: _builtins.int
+    BANK_FIELD_NUMBER: _builtins.int
+    ON_EXPIRY_FIELD_NUMBER: _builtins.int
+    on_expiry: Global___ExpiryAction.ValueType
+    @_builtins.property
+    def per_decision(self) -> _duration_pb2.Duration:
+        """Time each decision may take before the bank is drawn on (100 ms to 1 day)."""
+
+    @_builtins.property
+    def bank(self) -> _duration_pb2.Duration:
+        """Extra time per seat for the whole game, drawn on when a decision outlasts per_decision."""
+
+    def __init__(
+        self,
+        *,
+        per_decision: _duration_pb2.Duration | None = ...,
+        bank: _duration_pb2.Duration | None = ...,
+        on_expiry: Global___ExpiryAction.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["bank", b"bank", "per_decision", b"per_decision"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank", b"bank", "on_expiry", b"on_expiry", "per_decision", b"per_decision"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClockPolicy: _TypeAlias = ClockPolicy  # noqa: Y015
+
+@_typing.final
+class SeatClock(_message.Message):
+    """One seat's clock as views show it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    DEADLINE_FIELD_NUMBER: _builtins.int
+    BANK_REMAINING_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    @_builtins.property
+    def deadline(self) -> _timestamp_pb2.Timestamp:
+        """When the seat's current decision times out; unset when the seat need not act."""
+
+    @_builtins.property
+    def bank_remaining(self) -> _duration_pb2.Duration:
+        """What is left of the seat's bank, not counting the decision running now."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        deadline: _timestamp_pb2.Timestamp | None = ...,
+        bank_remaining: _duration_pb2.Duration | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["bank_remaining", b"bank_remaining", "deadline", b"deadline"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_remaining", b"bank_remaining", "deadline", b"deadline", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatClock: _TypeAlias = SeatClock  # noqa: Y015
+
+@_typing.final
+class TableAction(_message.Message):
+    """A change to who plays a seat, or to the game as a whole, rather than a move of the game.
+    Such changes are logged (LogEntry.action.table) and told (GameEvent.table) like moves.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEFT_FIELD_NUMBER: _builtins.int
+    RESIGNED_FIELD_NUMBER: _builtins.int
+    HANDED_OVER_FIELD_NUMBER: _builtins.int
+    TOKEN_REISSUED_FIELD_NUMBER: _builtins.int
+    ENDED_EARLY_FIELD_NUMBER: _builtins.int
+    CLOCK_EXPIRED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def left(self) -> Global___SeatLeft:
+        """The seat's player left (LeaveGame); the bot named here plays the seat from now on."""
+
+    @_builtins.property
+    def resigned(self) -> Global___SeatResigned:
+        """The seat's player resigned (LeaveGame with resign)."""
+
+    @_builtins.property
+    def handed_over(self) -> Global___SeatHandedOver:
+        """The game's admin handed the seat to another kind of player (UpdateSeat)."""
+
+    @_builtins.property
+    def token_reissued(self) -> Global___SeatTokenReissued:
+        """The game's admin issued the seat a new token; the old one stopped working (UpdateSeat)."""
+
+    @_builtins.property
+    def ended_early(self) -> Global___GameEndedEarly:
+        """The game's admin ended the game (EndGame)."""
+
+    @_builtins.property
+    def clock_expired(self) -> Global___ClockExpired:
+        """The seat's time ran out; what the clock policy said happens next follows."""
+
+    def __init__(
+        self,
+        *,
+        left: Global___SeatLeft | None = ...,
+        resigned: Global___SeatResigned | None = ...,
+        handed_over: Global___SeatHandedOver | None = ...,
+        token_reissued: Global___SeatTokenReissued | None = ...,
+        ended_early: Global___GameEndedEarly | None = ...,
+        clock_expired: Global___ClockExpired | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["change", b"change", "clock_expired", b"clock_expired", "ended_early", b"ended_early", "handed_over", b"handed_over", "left", b"left", "resigned", b"resigned", "token_reissued", b"token_reissued"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["change", b"change", "clock_expired", b"clock_expired", "ended_early", b"ended_early", "handed_over", b"handed_over", "left", b"left", "resigned", b"resigned", "token_reissued", b"token_reissued"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_change: _TypeAlias = _typing.Literal["left", "resigned", "handed_over", "token_reissued", "ended_early", "clock_expired"]  # noqa: Y015
+    _WhichOneofArgType_change: _TypeAlias = _typing.Literal["change", b"change"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_change) -> _WhichOneofReturnType_change | None: ...
+
+Global___TableAction: _TypeAlias = TableAction  # noqa: Y015
+
+@_typing.final
+class SeatLeft(_message.Message):
+    """See TableAction.left."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_FIELD_NUMBER: _builtins.int
+    bot: Global___PlayerType.ValueType
+    def __init__(
+        self,
+        *,
+        bot: Global___PlayerType.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatLeft: _TypeAlias = SeatLeft  # noqa: Y015
+
+@_typing.final
+class SeatResigned(_message.Message):
+    """See TableAction.resigned."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FORFEIT_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    forfeit: _builtins.bool
+    """Set when the game defines a forfeit: the game is over and the seat's side lost."""
+    bot: Global___PlayerType.ValueType
+    """Otherwise the bot that plays the seat from now on."""
+    def __init__(
+        self,
+        *,
+        forfeit: _builtins.bool = ...,
+        bot: Global___PlayerType.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "forfeit", b"forfeit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatResigned: _TypeAlias = SeatResigned  # noqa: Y015
+
+@_typing.final
+class SeatHandedOver(_message.Message):
+    """See TableAction.handed_over."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_TYPE_FIELD_NUMBER: _builtins.int
+    player_type: Global___PlayerType.ValueType
+    def __init__(
+        self,
+        *,
+        player_type: Global___PlayerType.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player_type", b"player_type"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatHandedOver: _TypeAlias = SeatHandedOver  # noqa: Y015
+
+@_typing.final
+class SeatTokenReissued(_message.Message):
+    """See TableAction.token_reissued."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatTokenReissued: _TypeAlias = SeatTokenReissued  # noqa: Y015
+
+@_typing.final
+class GameEndedEarly(_message.Message):
+    """See TableAction.ended_early."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REASON_FIELD_NUMBER: _builtins.int
+    reason: _builtins.str
+    """The reason the admin gave."""
+    def __init__(
+        self,
+        *,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameEndedEarly: _TypeAlias = GameEndedEarly  # noqa: Y015
+
+@_typing.final
+class ClockExpired(_message.Message):
+    """See TableAction.clock_expired."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ON_EXPIRY_FIELD_NUMBER: _builtins.int
+    on_expiry: Global___ExpiryAction.ValueType
+    def __init__(
+        self,
+        *,
+        on_expiry: Global___ExpiryAction.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["on_expiry", b"on_expiry"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClockExpired: _TypeAlias = ClockExpired  # noqa: Y015
+
+@_typing.final
+class TableEvent(_message.Message):
+    """A table change as watchers see it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CHANGE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat concerned; -1 for the whole game (GameEndedEarly)."""
+    @_builtins.property
+    def change(self) -> Global___TableAction: ...
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        change: Global___TableAction | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["change", b"change"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["change", b"change", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TableEvent: _TypeAlias = TableEvent  # noqa: Y015
