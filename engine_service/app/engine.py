@@ -331,7 +331,7 @@ class Engine:
             now = self.now_ms()
             moves = []
             for seat, change in changes(spec, record):
-                check_change(record, seat, change)
+                check_change(rules, record, seat, change)
                 record, move = step(spec, rules, record, seat, change, now)
                 moves.append(move)
             return await self.finish(game_id, stored.version, spec, rules, record, moves, now)

@@ -201,14 +201,20 @@ def check_can_act(record: GameRecord, seat: int) -> None:
         refuse(violation("SEAT_PLAYED_BY_BOT", "T-R2", f"a bot plays seat {seat} now"))
 
 
-def check_change(record: GameRecord, seat: int, change: TableChange) -> None:
+def check_change(
+    rules: Rules[Any, Any, Any], record: GameRecord, seat: int, change: TableChange
+) -> None:
     """Refuse a change the table rules do not allow now.
 
+    A game its rules ended is as over as one ended early: a late EndGame must not replace
+    its result, nor a late leave add entries to a finished log.
+
     Raises:
-        IllegalAction: the game is over (GAME_OVER, T-R1), or nothing would change
-            (NOTHING_TO_CHANGE, T-R6), or the seat is a bot's already (SEAT_PLAYED_BY_BOT).
+        IllegalAction: the game is over, by its rules or early (GAME_OVER, T-R1), or
+            nothing would change (NOTHING_TO_CHANGE, T-R6), or the seat is a bot's already
+            (SEAT_PLAYED_BY_BOT).
     """
-    if record.ending is not None:
+    if outcome_of(rules, record) is not None:
         refuse(violation("GAME_OVER", "T-R1", "the game is over"))
     if isinstance(change, SeatHandedOver) and record.seats[seat].kind is change.kind:
         refuse(violation("NOTHING_TO_CHANGE", "T-R6", f"seat {seat} is already played that way"))
