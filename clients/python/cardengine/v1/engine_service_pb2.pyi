@@ -594,7 +594,9 @@ class GameUpdate(_message.Message):
     VIEW_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     seat: _builtins.int
-    """The seat whose action made this version; unset in the first update of from_version 0."""
+    """The seat whose action made this version (or that its table change concerns; -1 for the
+    whole game); unset in the first update of from_version 0.
+    """
     @_builtins.property
     def applied_at(self) -> _timestamp_pb2.Timestamp:
         """When the action was applied."""

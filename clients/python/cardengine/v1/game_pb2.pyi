@@ -320,6 +320,9 @@ class LogEntry(_message.Message):
     index: _builtins.int
     """0-based position in the log; entry i took the game from version i+1 to i+2."""
     seat: _builtins.int
+    """The seat that acted, or that a table change concerns; -1 for a change of the whole game
+    (EndGame).
+    """
     redacted: _builtins.bool
     """True when the action is another seat's secret (a Hearts pass) and the game is not over."""
     @_builtins.property
