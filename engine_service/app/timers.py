@@ -1,9 +1,10 @@
 """The timer loop every server process runs: fire due turn clocks, play bots on in slices.
 
 Due games are found in the store's due index (kept by the same atomic write as each move),
-never by scanning keys. Any number of processes may run the loop over the same games: each
-step goes through :meth:`Engine.advance`, whose compare-and-set lets exactly one of them
-write, so an expired clock's move is made once even while a person's move races it.
+never by scanning keys. Any number of processes may run the loop over the same games: a
+process first claims a due game for a short lease (so the others do not compute the same
+slice), then moves it on through :meth:`Engine.advance`, whose compare-and-set is what makes
+it exactly once: when a lease runs out, or a person's move races the expiry, one write wins.
 
 The loop spends at most ``share`` of its process's time on bot slices, so a long all-bot
 game runs beside the requests of people instead of in front of them.
@@ -22,6 +23,8 @@ from engine_service.app.engine import Engine
 
 log = logging.getLogger(__name__)
 DUE_PER_ROUND: Final = 64
+LEASE_MS: Final = 2000
+"""How long a claimed game is left to the process that claimed it before others may take it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,27 +42,40 @@ class TimerSettings:
 
 
 async def run_timers(engine: Engine, settings: TimerSettings, stop: asyncio.Event) -> None:
-    """Advance due games until ``stop`` is set; errors are logged and the loop goes on."""
+    """Advance due games until ``stop`` is set; errors are logged and the loop goes on.
+
+    After each game that was worked on, the loop rests so that work stays within
+    ``settings.share`` of the time; with nothing due it looks again after the interval.
+    """
     while not stop.is_set():
-        started = time.perf_counter()
-        worked = await _round(engine)
-        elapsed = time.perf_counter() - started
-        rest = elapsed * (1 / settings.share - 1) if worked else settings.interval_seconds
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), timeout=max(rest, 0.001))
-
-
-async def _round(engine: Engine) -> bool:
-    """Advance every game due now (at most :data:`DUE_PER_ROUND`); whether any was written."""
-    try:
-        due = await engine.store.due_games(engine.now_ms(), DUE_PER_ROUND)
-    except Exception:  # storage trouble: try again next round
-        log.warning("timer loop could not read the due index", exc_info=True)
-        return False
-    worked = False
-    for game_id in due:
         try:
-            worked = await engine.advance(game_id) or worked
-        except Exception:  # one bad game must not stop the others
-            log.exception("timer loop could not advance a game", extra={"game_id": game_id})
-    return worked
+            due = await engine.store.due_games(engine.now_ms(), DUE_PER_ROUND)
+        except Exception:  # storage trouble: try again next round
+            log.warning("timer loop could not read the due index", exc_info=True)
+            due = []
+        for game_id in due:
+            if stop.is_set():
+                return
+            started = time.perf_counter()
+            if await _advance(engine, game_id):
+                elapsed = time.perf_counter() - started
+                await _rest(stop, elapsed * (1 / settings.share - 1))
+        if not due:
+            await _rest(stop, settings.interval_seconds)
+
+
+async def _advance(engine: Engine, game_id: str) -> bool:
+    """Claim a due game and move it on; whether anything was written."""
+    try:
+        if not await engine.store.claim_due(game_id, engine.now_ms(), LEASE_MS):
+            return False  # another process took it, or it is no longer due
+        return await engine.advance(game_id)
+    except Exception:  # one bad game must not stop the others
+        log.exception("timer loop could not advance a game", extra={"game_id": game_id})
+        return False
+
+
+async def _rest(stop: asyncio.Event, seconds: float) -> None:
+    """Sleep ``seconds`` (at least a millisecond), waking early when stopping."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), timeout=max(seconds, 0.001))

@@ -160,6 +160,14 @@ class GameIndex(Protocol):
     async def summary(self, game_id: str) -> GameSummary:
         """One game's summary; raises GameNotFound."""
 
+    async def claim_due(self, game_id: str, now_ms: int, lease_ms: int) -> bool:
+        """Take a due game for ``lease_ms`` unless it is not due by ``now_ms`` (or taken).
+
+        Its due time moves to the lease's end, so other processes leave it alone while this
+        one works on it, and pick it up again if this one dies. The write that follows sets
+        the real next due time. Returns whether this caller got it.
+        """
+
     async def drop_due(self, game_id: str) -> None:
         """Forget a due entry whose game expired."""
 

@@ -42,6 +42,15 @@ from engine_service.store.protocol import (
 )
 
 SAVE_SCRIPT: Final = resources.files(__package__).joinpath("save.lua").read_text()
+CLAIM_SCRIPT: Final = """
+local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if due and tonumber(due) <= tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  return 1
+end
+return 0
+"""
+"""KEYS: the due index; ARGV: game id, now, the lease's end (all ms)."""
 DEFAULT_EVENT_RETENTION: Final = 10_000
 """Versions of events kept per game: a whole Hearts game or a long Guandan match."""
 _SUMMARY_FIELDS: Final = ["v", "s", "t", "n"]
@@ -87,6 +96,7 @@ class RedisGameStore:
         self._ttl = ttl_seconds
         self._retention = event_retention
         self._save = client.register_script(SAVE_SCRIPT)
+        self._claim = client.register_script(CLAIM_SCRIPT)
 
     @classmethod
     def from_url(
@@ -218,6 +228,12 @@ class RedisGameStore:
             found: list[list[tuple[bytes, float]]] = await pipe.execute()
         due = sorted((score, member.decode()) for group in found for member, score in group)
         return [game_id for _, game_id in due[:limit]]
+
+    async def claim_due(self, game_id: str, now_ms: int, lease_ms: int) -> bool:
+        """One script: move the due time to the lease's end if it has come."""
+        key = due_key(group_of(game_id))
+        taken = await self._claim(keys=[key], args=[game_id, now_ms, now_ms + lease_ms])
+        return bool(taken)
 
     async def drop_due(self, game_id: str) -> None:
         """ZREM from the game's group's due index."""
