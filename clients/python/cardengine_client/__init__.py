@@ -3,7 +3,10 @@
 ``EngineClient`` wraps the generated ``cardengine.v1`` stubs: it sends seat tokens, retries
 UNAVAILABLE, and raises one exception class per status family (``IllegalAction`` carries the
 broken rule's ID). ``EngineClient.watch`` follows a game live and resumes by itself after a
-drop; ``choose_cards`` turns a view's ``CardChoice`` (the Hearts pass) into an action.
+drop. ``create_game`` takes a turn ``Clock`` and labels; a backend manages its tables with
+``list_games``, ``get_game``, ``update_seat``, ``end_game`` and ``rematch_game`` (with the
+game's admin token or a ``service_key``), and a player leaves with ``leave_game``.
+``choose_cards`` turns a view's ``CardChoice`` (the Hearts pass) into an action.
 ``cardengine_client.terminal`` is a playable terminal game built on it.
 
 >>> with EngineClient("127.0.0.1:50051") as client:  # doctest: +SKIP
@@ -33,8 +36,11 @@ from cardengine_client.cards import (
     parse_cards,
 )
 from cardengine_client.client import (
+    ADMIN_TOKEN_KEY,
     PLAYER_TYPES,
     SEAT_TOKEN_KEY,
+    SERVICE_KEY_KEY,
+    Clock,
     EngineClient,
     GameWatch,
     WatchItem,
@@ -42,14 +48,22 @@ from cardengine_client.client import (
 )
 from cardengine_client.errors import (
     Aborted,
+    AdminTokenInvalid,
+    AlreadyExists,
+    AlreadyRematched,
     Cancelled,
     EngineError,
     FieldViolation,
+    GameNotOver,
     IllegalAction,
     Internal,
     InvalidArgument,
+    NoForfeitInGame,
     NotFound,
+    NothingToChange,
     PermissionDenied,
+    SeatPlayedByBot,
+    ServiceKeyInvalid,
     Unauthenticated,
     Unavailable,
     VersionExpired,
@@ -60,19 +74,30 @@ from cardengine_client.errors import (
 )
 
 __all__ = [
+    "ADMIN_TOKEN_KEY",
     "PLAYER_TYPES",
     "SEAT_TOKEN_KEY",
+    "SERVICE_KEY_KEY",
     "Aborted",
+    "AdminTokenInvalid",
+    "AlreadyExists",
+    "AlreadyRematched",
     "Cancelled",
+    "Clock",
     "EngineClient",
     "EngineError",
     "FieldViolation",
+    "GameNotOver",
     "GameWatch",
     "IllegalAction",
     "Internal",
     "InvalidArgument",
+    "NoForfeitInGame",
     "NotFound",
+    "NothingToChange",
     "PermissionDenied",
+    "SeatPlayedByBot",
+    "ServiceKeyInvalid",
     "Unauthenticated",
     "Unavailable",
     "VersionExpired",

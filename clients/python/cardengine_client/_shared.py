@@ -9,12 +9,13 @@ and how they read from the wire.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Final, TypeAlias
+from typing import Final, NamedTuple, Protocol, TypeAlias
 
 import grpc
 from cardengine.v1 import engine_service_pb2, game_pb2
+from google.protobuf import duration_pb2
 
 from cardengine_client.errors import (
     EngineError,
@@ -26,6 +27,12 @@ from cardengine_client.errors import (
 
 SEAT_TOKEN_KEY: Final = "x-seat-token"
 """The gRPC metadata key that carries a seat's secret token."""
+
+ADMIN_TOKEN_KEY: Final = "x-admin-token"
+"""The gRPC metadata key that carries a game's admin token (from ``CreateGame``)."""
+
+SERVICE_KEY_KEY: Final = "x-service-key"
+"""The gRPC metadata key that carries a backend's service key."""
 
 LANGUAGE_KEY: Final = "accept-language"
 """The gRPC metadata key naming the languages wanted for texts (error explanations, summaries)."""
@@ -39,6 +46,24 @@ PLAYER_TYPES: Final = MappingProxyType(
 )
 """Short names accepted by ``create_game`` for each seat."""
 
+EXPIRY_ACTIONS: Final = MappingProxyType(
+    {
+        "random": game_pb2.EXPIRY_ACTION_BOT_RANDOM,
+        "heuristic": game_pb2.EXPIRY_ACTION_BOT_HEURISTIC,
+        "forfeit": game_pb2.EXPIRY_ACTION_FORFEIT,
+    }
+)
+"""Short names of what a clock does when a seat's time runs out (T-R5)."""
+
+GAME_STATES: Final = MappingProxyType(
+    {
+        "waiting": engine_service_pb2.GAME_STATE_WAITING_FOR_HUMAN,
+        "running": engine_service_pb2.GAME_STATE_RUNNING,
+        "over": engine_service_pb2.GAME_STATE_OVER,
+    }
+)
+"""Short names accepted by ``list_games`` for its state filter."""
+
 SeatSpec: TypeAlias = "game_pb2.PlayerType.ValueType | str"
 """A seat of ``create_game``: a PlayerType value or a key of PLAYER_TYPES."""
 
@@ -49,6 +74,67 @@ LOG_PAGE_SIZE: Final = 200
 """Entries asked for per page when ``action_log_entries`` pages by itself."""
 
 Metadata: TypeAlias = tuple[tuple[str, str], ...]
+
+
+class Clock(NamedTuple):
+    """A turn clock in seconds, the easy way to write a ``ClockPolicy`` (T-R4, T-R5).
+
+    Attributes:
+        per_decision: seconds each decision may take before the bank is drawn on.
+        bank: extra seconds per seat for the whole game.
+        on_expiry: ``"random"`` or ``"heuristic"`` (a bot makes that one move) or
+            ``"forfeit"`` (the seat's side loses; refused for Hearts), or an ExpiryAction.
+    """
+
+    per_decision: float
+    bank: float = 0.0
+    on_expiry: game_pb2.ExpiryAction.ValueType | str = "heuristic"
+
+
+ClockSpec: TypeAlias = "Clock | game_pb2.ClockPolicy | float"
+"""A clock of ``create_game``: a :class:`Clock`, a ClockPolicy, or seconds per decision alone."""
+
+GameStateSpec: TypeAlias = "engine_service_pb2.GameState.ValueType | str"
+"""A state filter of ``list_games``: a GameState value or a key of GAME_STATES."""
+
+
+def _named(names: Mapping[str, int], value: int | str, what: str) -> int:
+    """The enum value of a short name (a value passes through); ValueError if unknown."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return names[value.lower()]
+    except KeyError:
+        known = ", ".join(names)
+        raise ValueError(f"unknown {what} {value!r}; expected one of {known}") from None
+
+
+def _duration(seconds: float) -> duration_pb2.Duration:
+    duration = duration_pb2.Duration()
+    duration.FromNanoseconds(round(seconds * 1e9))
+    return duration
+
+
+def clock_policy(clock: ClockSpec) -> game_pb2.ClockPolicy:
+    """The ClockPolicy of a clock given as a :class:`Clock`, a policy or seconds per decision.
+
+    Raises:
+        ValueError: an unknown ``on_expiry`` name (the service judges the durations).
+    """
+    if isinstance(clock, game_pb2.ClockPolicy):
+        return clock
+    spec = clock if isinstance(clock, Clock) else Clock(float(clock))
+    on_expiry = _named(EXPIRY_ACTIONS, spec.on_expiry, "expiry action")
+    return game_pb2.ClockPolicy(
+        per_decision=_duration(spec.per_decision),
+        bank=_duration(spec.bank),
+        on_expiry=game_pb2.ExpiryAction.ValueType(on_expiry),
+    )
+
+
+def game_state(state: GameStateSpec) -> engine_service_pb2.GameState.ValueType:
+    """The GameState of a filter given by value or short name (ValueError if unknown)."""
+    return engine_service_pb2.GameState.ValueType(_named(GAME_STATES, state, "game state"))
 
 
 def player_type(seat: SeatSpec) -> game_pb2.PlayerType.ValueType:
@@ -74,10 +160,17 @@ class ClientSettings:
         backoff: seconds before the first retry; each later retry waits twice as long.
         timeout: deadline of each attempt, in seconds (``None``: no deadline).
         language: an ``accept-language`` value sent with every call.
+        service_key: an ``x-service-key`` value sent with every call (for backends).
     """
 
     def __init__(
-        self, *, retries: int, backoff: float, timeout: float | None, language: str | None
+        self,
+        *,
+        retries: int,
+        backoff: float,
+        timeout: float | None,
+        language: str | None,
+        service_key: str | None = None,
     ) -> None:
         if retries < 0:
             raise ValueError(f"retries must be at least 0, got {retries}")
@@ -85,24 +178,33 @@ class ClientSettings:
         self.backoff = backoff
         self.timeout = timeout
         self.language = language
+        self.service_key = service_key
 
-    def metadata(self, token: str | None) -> Metadata:
-        """The seat token and the language, as far as each is set."""
-        seat = ((SEAT_TOKEN_KEY, token),) if token is not None else ()
-        language = ((LANGUAGE_KEY, self.language),) if self.language else ()
-        return seat + language
+    def metadata(self, token: str | None, admin_token: str | None = None) -> Metadata:
+        """The seat token, the admin token, the service key and the language, as far as set."""
+        pairs = (
+            (SEAT_TOKEN_KEY, token),
+            (ADMIN_TOKEN_KEY, admin_token),
+            (SERVICE_KEY_KEY, self.service_key),
+            (LANGUAGE_KEY, self.language or None),
+        )
+        return tuple((key, value) for key, value in pairs if value is not None)
 
     def delay(self, attempt: int) -> float:
         """Seconds to wait before retry number ``attempt`` (from 0): the backoff, doubled."""
         return self.backoff * float(2**attempt)
 
-    def retry(self, error: EngineError, attempt: int) -> bool:
+    def retry(self, error: EngineError, attempt: int, *, idempotent: bool = True) -> bool:
         """Whether a unary call that failed with ``error`` on try ``attempt`` is sent again.
 
         Only UNAVAILABLE: it promises the request was not processed (and ``submit`` resends
         the same ``request_id``, so even a lost reply is answered, never applied twice).
+        Table changes (``leave_game``, ``update_seat``, ``end_game``, ``rematch_game``) carry
+        no request id, so they are never sent twice: an UNAVAILABLE whose request did arrive
+        after all would come back as a second change or a confusing refusal. The caller can
+        look with ``get_game`` and decide.
         """
-        return error.code is grpc.StatusCode.UNAVAILABLE and attempt < self.retries
+        return idempotent and error.code is grpc.StatusCode.UNAVAILABLE and attempt < self.retries
 
 
 def create_game_request(
@@ -110,14 +212,49 @@ def create_game_request(
     seats: Sequence[SeatSpec],
     options: game_pb2.GameOptions | None,
     seed: int | None,
+    clock: ClockSpec | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> engine_service_pb2.CreateGameRequest:
-    """The CreateGame request (raises ValueError for an unknown seat name)."""
+    """The CreateGame request (raises ValueError for an unknown seat or expiry name)."""
     request = engine_service_pb2.CreateGameRequest(
-        game_type=game_type, options=options, seats=[player_type(seat) for seat in seats]
+        game_type=game_type,
+        options=options,
+        seats=[player_type(seat) for seat in seats],
+        clock=clock_policy(clock) if clock is not None else None,
+        labels=labels,
     )
     if seed is not None:
         request.seed = seed
     return request
+
+
+def list_games_request(
+    game_type: str | None,
+    state: GameStateSpec | None,
+    labels: Mapping[str, str] | None,
+    page_size: int,
+    page_token: str,
+) -> engine_service_pb2.ListGamesRequest:
+    """The ListGames request for one page (raises ValueError for an unknown state name)."""
+    return engine_service_pb2.ListGamesRequest(
+        game_type=game_type or "",
+        state=game_state(state) if state is not None else engine_service_pb2.GAME_STATE_UNSPECIFIED,
+        labels=labels,
+        page_size=page_size,
+        page_token=page_token,
+    )
+
+
+def update_seat_request(
+    game_id: str, seat: int, player: SeatSpec | None, reissue_token: bool
+) -> engine_service_pb2.UpdateSeatRequest:
+    """The UpdateSeat request; no ``player`` keeps who plays the seat."""
+    return engine_service_pb2.UpdateSeatRequest(
+        game_id=game_id,
+        seat=seat,
+        player_type=player_type(player) if player is not None else game_pb2.PLAYER_TYPE_UNSPECIFIED,
+        reissue_token=reissue_token,
+    )
 
 
 def view_request(game_id: str, seat: int | None) -> engine_service_pb2.GetGameViewRequest:
@@ -164,13 +301,25 @@ def watch_request(
     )
 
 
-class PageTokens:
-    """Paging bookkeeping: the next page token, refusing one the service already gave."""
+class Page(Protocol):
+    """A page of a paged call (GetActionLog, ListGames): it names the page after it."""
 
-    def __init__(self) -> None:
+    @property
+    def next_page_token(self) -> str: ...
+
+
+class PageTokens:
+    """Paging bookkeeping: the next page token, refusing one the service already gave.
+
+    Args:
+        method: the paged RPC's name, for the error.
+    """
+
+    def __init__(self, method: str = "GetActionLog") -> None:
+        self._method = method
         self._seen: set[str] = set()
 
-    def after(self, page: engine_service_pb2.GetActionLogResponse) -> str | None:
+    def after(self, page: Page) -> str | None:
         """The token of the page after ``page``; ``None`` when it was the last.
 
         Raises:
@@ -180,7 +329,7 @@ class PageTokens:
         if not token:
             return None
         if token in self._seen:
-            raise Internal(grpc.StatusCode.INTERNAL, "GetActionLog repeated a page token")
+            raise Internal(grpc.StatusCode.INTERNAL, f"{self._method} repeated a page token")
         self._seen.add(token)
         return token
 

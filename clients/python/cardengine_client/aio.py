@@ -17,7 +17,7 @@ the retry rule and the watch bookkeeping come from the code the blocking client 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from types import TracebackType
 from typing import Self, TypeVar
 
@@ -27,13 +27,17 @@ from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc, game_pb2
 from cardengine_client._shared import (
     LOG_PAGE_SIZE,
     ClientSettings,
+    ClockSpec,
+    GameStateSpec,
     PageTokens,
     SeatSpec,
     WatchItem,
     WatchState,
     action_log_request,
     create_game_request,
+    list_games_request,
     submit_request,
+    update_seat_request,
     view_request,
     watch_request,
 )
@@ -52,7 +56,7 @@ class AsyncEngineClient:
         target: ``"host:port"`` of the service (ignored when ``channel`` is given).
         channel: a ready ``grpc.aio`` channel to use instead; the caller keeps it and
             :meth:`close` leaves it open.
-        retries, backoff, timeout, language: as for ``EngineClient``.
+        retries, backoff, timeout, language, service_key: as for ``EngineClient``.
 
     Raises (from every call):
         EngineError: a subclass per status family, see :mod:`cardengine_client.errors`.
@@ -67,9 +71,14 @@ class AsyncEngineClient:
         backoff: float = 0.05,
         timeout: float | None = 30.0,
         language: str | None = None,
+        service_key: str | None = None,
     ) -> None:
         self._settings = ClientSettings(
-            retries=retries, backoff=backoff, timeout=timeout, language=language
+            retries=retries,
+            backoff=backoff,
+            timeout=timeout,
+            language=language,
+            service_key=service_key,
         )
         self._owns_channel = channel is None
         self._channel = channel if channel is not None else grpc.aio.insecure_channel(target)
@@ -103,10 +112,88 @@ class AsyncEngineClient:
         *,
         options: game_pb2.GameOptions | None = None,
         seed: int | None = None,
+        clock: ClockSpec | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> engine_service_pb2.CreateGameResponse:
         """Create a game, as :meth:`EngineClient.create_game <cardengine_client.EngineClient>`."""
-        request = create_game_request(game_type, seats, options, seed)
+        request = create_game_request(game_type, seats, options, seed, clock, labels)
         return await self._call(self._stub.CreateGame, request)
+
+    async def list_games(
+        self,
+        game_type: str | None = None,
+        state: GameStateSpec | None = None,
+        labels: Mapping[str, str] | None = None,
+        page_size: int = 0,
+        page_token: str = "",
+    ) -> engine_service_pb2.ListGamesResponse:
+        """One page of games, newest first, as ``EngineClient.list_games``."""
+        request = list_games_request(game_type, state, labels, page_size, page_token)
+        return await self._call(self._stub.ListGames, request)
+
+    async def list_all_games(
+        self,
+        game_type: str | None = None,
+        state: GameStateSpec | None = None,
+        labels: Mapping[str, str] | None = None,
+        page_size: int = 0,
+    ) -> AsyncIterator[engine_service_pb2.GameInfo]:
+        """Every game :meth:`list_games` finds, page after page, fetched lazily."""
+        tokens = PageTokens("ListGames")
+        page_token: str | None = ""
+        while page_token is not None:
+            page = await self.list_games(game_type, state, labels, page_size, page_token)
+            for game in page.games:
+                yield game
+            page_token = tokens.after(page)
+
+    async def get_game(
+        self, game_id: str, admin_token: str | None = None
+    ) -> engine_service_pb2.GameInfo:
+        """A game's metadata for its admin (or a client with a service key)."""
+        request = engine_service_pb2.GetGameRequest(game_id=game_id)
+        return (await self._call(self._stub.GetGame, request, admin_token=admin_token)).game
+
+    async def leave_game(
+        self, game_id: str, seat: int, token: str, resign: bool = False
+    ) -> game_pb2.GameView:
+        """The seat's player leaves (or resigns, T-R2/T-R3); sent once, never retried."""
+        request = engine_service_pb2.LeaveGameRequest(game_id=game_id, seat=seat, resign=resign)
+        return (await self._call(self._stub.LeaveGame, request, token, idempotent=False)).view
+
+    async def update_seat(
+        self,
+        game_id: str,
+        seat: int,
+        admin_token: str | None,
+        player_type: SeatSpec | None = None,
+        reissue_token: bool = False,
+    ) -> engine_service_pb2.UpdateSeatResponse:
+        """Hand a seat over (T-R6) and/or issue it a new token (T-R7); sent once."""
+        request = update_seat_request(game_id, seat, player_type, reissue_token)
+        return await self._call(
+            self._stub.UpdateSeat, request, admin_token=admin_token, idempotent=False
+        )
+
+    async def end_game(
+        self, game_id: str, admin_token: str | None, reason: str
+    ) -> game_pb2.GameView:
+        """End the game now with ``reason`` (T-R8); the spectator's view; sent once."""
+        request = engine_service_pb2.EndGameRequest(game_id=game_id, reason=reason)
+        response = await self._call(
+            self._stub.EndGame, request, admin_token=admin_token, idempotent=False
+        )
+        return response.view
+
+    async def rematch_game(
+        self, game_id: str, admin_token: str | None
+    ) -> engine_service_pb2.CreateGameResponse:
+        """A new game from a finished one (T-R9); sent once."""
+        request = engine_service_pb2.RematchGameRequest(game_id=game_id)
+        response = await self._call(
+            self._stub.RematchGame, request, admin_token=admin_token, idempotent=False
+        )
+        return response.game
 
     async def view(
         self, game_id: str, seat: int | None = None, token: str | None = None
@@ -222,16 +309,19 @@ class AsyncEngineClient:
         method: grpc.aio.UnaryUnaryMultiCallable[_Request, _Response],
         request: _Request,
         token: str | None = None,
+        *,
+        admin_token: str | None = None,
+        idempotent: bool = True,
     ) -> _Response:
-        """Run one unary call, retrying UNAVAILABLE with exponential backoff."""
-        metadata = self._settings.metadata(token)
+        """Run one unary call, retrying UNAVAILABLE with exponential backoff if idempotent."""
+        metadata = self._settings.metadata(token, admin_token)
         attempt = 0
         while True:
             try:
                 return await method(request, timeout=self._settings.timeout, metadata=metadata)
             except grpc.aio.AioRpcError as rpc_error:
                 error = from_rpc_error(rpc_error)
-                if not self._settings.retry(error, attempt):
+                if not self._settings.retry(error, attempt, idempotent=idempotent):
                     raise error from rpc_error
             await asyncio.sleep(self._settings.delay(attempt))
             attempt += 1

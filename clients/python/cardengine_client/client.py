@@ -16,7 +16,7 @@ version once, in order, as if nothing had happened.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Self, TypeVar
 
@@ -24,30 +24,42 @@ import grpc
 from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc, game_pb2
 
 from cardengine_client._shared import (
+    ADMIN_TOKEN_KEY,
     LANGUAGE_KEY,
     LOG_PAGE_SIZE,
     PLAYER_TYPES,
     SEAT_TOKEN_KEY,
+    SERVICE_KEY_KEY,
     ClientSettings,
+    Clock,
+    ClockSpec,
+    GameStateSpec,
     PageTokens,
     SeatSpec,
     WatchItem,
     WatchState,
     action_log_request,
     create_game_request,
+    list_games_request,
     player_type,
     submit_request,
+    update_seat_request,
     view_request,
     watch_request,
 )
 from cardengine_client.errors import EngineError, from_rpc_error
 
 __all__ = [
+    "ADMIN_TOKEN_KEY",
     "LANGUAGE_KEY",
     "LOG_PAGE_SIZE",
     "PLAYER_TYPES",
     "SEAT_TOKEN_KEY",
+    "SERVICE_KEY_KEY",
+    "Clock",
+    "ClockSpec",
     "EngineClient",
+    "GameStateSpec",
     "GameWatch",
     "SeatSpec",
     "WatchItem",
@@ -71,6 +83,9 @@ class EngineClient:
         language: an ``accept-language`` value sent with every call (``"fr"``,
             ``"fr-CH, fr;q=0.9, de;q=0.5"``): errors then carry ``localized_message`` and
             finished games' summaries come in that language (en, es, fr, de, nl; else English).
+        service_key: a backend's service key, sent as ``x-service-key`` with every call: it
+            lets :meth:`list_games` through on a service that has keys, and stands in for
+            any game's admin token.
 
     Raises (from every call):
         EngineError: a subclass per status family, see :mod:`cardengine_client.errors`.
@@ -85,9 +100,14 @@ class EngineClient:
         backoff: float = 0.05,
         timeout: float | None = 30.0,
         language: str | None = None,
+        service_key: str | None = None,
     ) -> None:
         self._settings = ClientSettings(
-            retries=retries, backoff=backoff, timeout=timeout, language=language
+            retries=retries,
+            backoff=backoff,
+            timeout=timeout,
+            language=language,
+            service_key=service_key,
         )
         self._owns_channel = channel is None
         self._channel = channel if channel is not None else grpc.insecure_channel(target)
@@ -120,15 +140,141 @@ class EngineClient:
         *,
         options: game_pb2.GameOptions | None = None,
         seed: int | None = None,
+        clock: ClockSpec | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> engine_service_pb2.CreateGameResponse:
-        """Create a game; the response holds its id and one token per human seat.
+        """Create a game; the response holds its id, one token per human seat, the admin token.
+
+        ``clock`` gives the human seats a turn clock: ``Clock(30, bank=120,
+        on_expiry="heuristic")``, seconds per decision alone, or a ``ClockPolicy``. ``labels``
+        are the creator's tags, for :meth:`list_games` filters. Keep ``admin_token`` on the
+        backend: it manages the game (:meth:`get_game`, :meth:`update_seat`, ...).
 
         Raises:
-            ValueError: a seat's short name is unknown (nothing was sent).
-            InvalidArgument: unknown game type, wrong seat count or a bad option value.
+            ValueError: a seat's or ``on_expiry``'s short name is unknown (nothing was sent).
+            InvalidArgument: unknown game type, wrong seat count, a bad option, clock or label
+                (NoForfeitInGame: a forfeiting clock for a game without forfeits, T-R5).
         """
-        request = create_game_request(game_type, seats, options, seed)
+        request = create_game_request(game_type, seats, options, seed, clock, labels)
         return self._call(self._stub.CreateGame, request)
+
+    def list_games(
+        self,
+        game_type: str | None = None,
+        state: GameStateSpec | None = None,
+        labels: Mapping[str, str] | None = None,
+        page_size: int = 0,
+        page_token: str = "",
+    ) -> engine_service_pb2.ListGamesResponse:
+        """One page of games, newest first, filtered by type, state and every label given.
+
+        ``state`` is a GameState or ``"waiting"``, ``"running"``, ``"over"``. Pass the
+        response's ``next_page_token`` (with the same filters) for the next page; a page may
+        be short even when more follow. :meth:`list_all_games` does the paging.
+
+        Raises:
+            ValueError: an unknown state name (nothing was sent).
+            ServiceKeyInvalid: the service has service keys and this client sent none of them.
+            InvalidArgument: a bad filter, page size or token.
+        """
+        request = list_games_request(game_type, state, labels, page_size, page_token)
+        return self._call(self._stub.ListGames, request)
+
+    def list_all_games(
+        self,
+        game_type: str | None = None,
+        state: GameStateSpec | None = None,
+        labels: Mapping[str, str] | None = None,
+        page_size: int = 0,
+    ) -> Iterator[engine_service_pb2.GameInfo]:
+        """Every game :meth:`list_games` finds, page after page, fetched lazily.
+
+        Paging ends with the service's last page; a page token handed back twice raises
+        ``Internal`` rather than looping for ever.
+        """
+        tokens = PageTokens("ListGames")
+        page_token: str | None = ""
+        while page_token is not None:
+            page = self.list_games(game_type, state, labels, page_size, page_token)
+            yield from page.games
+            page_token = tokens.after(page)
+
+    def get_game(self, game_id: str, admin_token: str | None = None) -> engine_service_pb2.GameInfo:
+        """A game's metadata (seats, state, clocks, outcome, labels; no card) for its admin.
+
+        ``admin_token`` may be ``None`` when this client has a service key.
+
+        Raises:
+            NotFound, AdminTokenInvalid, InvalidArgument.
+        """
+        request = engine_service_pb2.GetGameRequest(game_id=game_id)
+        return self._call(self._stub.GetGame, request, admin_token=admin_token).game
+
+    def leave_game(
+        self, game_id: str, seat: int, token: str, resign: bool = False
+    ) -> game_pb2.GameView:
+        """The seat's player leaves and a bot plays the seat on (T-R2); the seat's view after.
+
+        With ``resign`` a game that has forfeits (Guandan, Klaberjass) ends, the seat's side
+        losing (T-R3); in Hearts resigning is leaving. Sent once (see ``ClientSettings.retry``).
+
+        Raises:
+            SeatPlayedByBot: a bot plays the seat already (T-R1).
+            IllegalAction (reason GAME_OVER), NotFound, Unauthenticated, PermissionDenied.
+        """
+        request = engine_service_pb2.LeaveGameRequest(game_id=game_id, seat=seat, resign=resign)
+        return self._call(self._stub.LeaveGame, request, token, idempotent=False).view
+
+    def update_seat(
+        self,
+        game_id: str,
+        seat: int,
+        admin_token: str | None,
+        player_type: SeatSpec | None = None,
+        reissue_token: bool = False,
+    ) -> engine_service_pb2.UpdateSeatResponse:
+        """Hand a seat to another kind of player (T-R6) and/or issue it a new token (T-R7).
+
+        The response's ``token`` is the seat's new token when one was issued (the old one
+        stops working at once). Sent once (see ``ClientSettings.retry``).
+
+        Raises:
+            ValueError: an unknown player type name (nothing was sent).
+            NothingToChange: the seat is played that way already (T-R6).
+            AdminTokenInvalid, IllegalAction (GAME_OVER), NotFound, InvalidArgument.
+        """
+        request = update_seat_request(game_id, seat, player_type, reissue_token)
+        return self._call(self._stub.UpdateSeat, request, admin_token=admin_token, idempotent=False)
+
+    def end_game(self, game_id: str, admin_token: str | None, reason: str) -> game_pb2.GameView:
+        """End the game now, with no winner and ``reason`` in the log and outcome (T-R8).
+
+        Returns the spectator's view of the ended game. Sent once.
+
+        Raises:
+            AdminTokenInvalid, IllegalAction (GAME_OVER), NotFound, InvalidArgument (reason).
+        """
+        request = engine_service_pb2.EndGameRequest(game_id=game_id, reason=reason)
+        return self._call(
+            self._stub.EndGame, request, admin_token=admin_token, idempotent=False
+        ).view
+
+    def rematch_game(
+        self, game_id: str, admin_token: str | None
+    ) -> engine_service_pb2.CreateGameResponse:
+        """A new game from a finished one (T-R9): players one seat on, new tokens.
+
+        Sent once: a second call names the first rematch instead (``AlreadyRematched``).
+
+        Raises:
+            GameNotOver: the game is still being played.
+            AlreadyRematched: it has a rematch already (``rematch_id``).
+            AdminTokenInvalid, NotFound, InvalidArgument.
+        """
+        request = engine_service_pb2.RematchGameRequest(game_id=game_id)
+        return self._call(
+            self._stub.RematchGame, request, admin_token=admin_token, idempotent=False
+        ).game
 
     def view(
         self, game_id: str, seat: int | None = None, token: str | None = None
@@ -292,16 +438,19 @@ class EngineClient:
         method: grpc.UnaryUnaryMultiCallable[_Request, _Response],
         request: _Request,
         token: str | None = None,
+        *,
+        admin_token: str | None = None,
+        idempotent: bool = True,
     ) -> _Response:
-        """Run one unary call, retrying UNAVAILABLE with exponential backoff."""
-        metadata = self._settings.metadata(token)
+        """Run one unary call, retrying UNAVAILABLE with exponential backoff if idempotent."""
+        metadata = self._settings.metadata(token, admin_token)
         attempt = 0
         while True:
             try:
                 return method(request, timeout=self._settings.timeout, metadata=metadata)
             except grpc.RpcError as rpc_error:
                 error = from_rpc_error(rpc_error)
-                if not self._settings.retry(error, attempt):
+                if not self._settings.retry(error, attempt, idempotent=idempotent):
                     raise error from rpc_error
             time.sleep(self._settings.delay(attempt))
             attempt += 1

@@ -111,7 +111,7 @@ class NotFound(EngineError):
 
 
 class Unauthenticated(EngineError):
-    """UNAUTHENTICATED: the seat token is missing or matches no seat of the game."""
+    """UNAUTHENTICATED: a seat token, admin token or service key is missing or wrong."""
 
 
 class PermissionDenied(EngineError):
@@ -163,6 +163,57 @@ class Cancelled(EngineError):
     """
 
 
+class AlreadyExists(EngineError):
+    """ALREADY_EXISTS: what the request would create exists already; ``metadata`` names it."""
+
+
+class AdminTokenInvalid(Unauthenticated):
+    """UNAUTHENTICATED with reason ADMIN_TOKEN_INVALID: no valid ``x-admin-token`` (or key).
+
+    Only the backend that created the game holds its admin token (``CreateGame``'s
+    ``admin_token``); a seat token is never accepted in its place.
+    """
+
+
+class ServiceKeyInvalid(Unauthenticated):
+    """UNAUTHENTICATED with reason SERVICE_KEY_INVALID: the service wants a service key.
+
+    Pass one as ``EngineClient(..., service_key=...)``; it goes with every call.
+    """
+
+
+class SeatPlayedByBot(IllegalAction):
+    """FAILED_PRECONDITION with reason SEAT_PLAYED_BY_BOT (T-R1): a bot plays the seat now.
+
+    Its former player cannot act or leave until the admin hands it back (``update_seat``).
+    """
+
+
+class NothingToChange(IllegalAction):
+    """FAILED_PRECONDITION with reason NOTHING_TO_CHANGE (T-R6): the seat is played so already."""
+
+
+class GameNotOver(IllegalAction):
+    """FAILED_PRECONDITION with reason GAME_NOT_OVER (T-R9): only a finished game is rematched."""
+
+
+class AlreadyRematched(AlreadyExists):
+    """ALREADY_EXISTS with reason ALREADY_REMATCHED (T-R9): see ``metadata["rematchId"]``.
+
+    A game has at most one rematch, so a second ``rematch_game`` (for instance a retry whose
+    first reply was lost) names the one that exists instead of making another.
+    """
+
+    @property
+    def rematch_id(self) -> str | None:
+        """The id of the rematch that exists already."""
+        return self.metadata.get("rematchId")
+
+
+class NoForfeitInGame(InvalidArgument):
+    """INVALID_ARGUMENT with reason NO_FORFEIT_IN_GAME (T-R5): this game cannot forfeit on time."""
+
+
 class Internal(EngineError):
     """Any other code (INTERNAL, UNKNOWN, UNIMPLEMENTED, ...): a fault in the service."""
 
@@ -180,6 +231,7 @@ _CLASS_BY_CODE: Final[Mapping[grpc.StatusCode, type[EngineError]]] = MappingProx
         grpc.StatusCode.DEADLINE_EXCEEDED: Unavailable,
         grpc.StatusCode.RESOURCE_EXHAUSTED: Unavailable,
         grpc.StatusCode.CANCELLED: Cancelled,
+        grpc.StatusCode.ALREADY_EXISTS: AlreadyExists,
     }
 )
 
@@ -187,6 +239,13 @@ _CLASS_BY_REASON: Final[Mapping[tuple[grpc.StatusCode, str], type[EngineError]]]
     {
         (grpc.StatusCode.OUT_OF_RANGE, "VERSION_EXPIRED"): VersionExpired,
         (grpc.StatusCode.RESOURCE_EXHAUSTED, "WATCHER_TOO_SLOW"): WatcherTooSlow,
+        (grpc.StatusCode.UNAUTHENTICATED, "ADMIN_TOKEN_INVALID"): AdminTokenInvalid,
+        (grpc.StatusCode.UNAUTHENTICATED, "SERVICE_KEY_INVALID"): ServiceKeyInvalid,
+        (grpc.StatusCode.FAILED_PRECONDITION, "SEAT_PLAYED_BY_BOT"): SeatPlayedByBot,
+        (grpc.StatusCode.FAILED_PRECONDITION, "NOTHING_TO_CHANGE"): NothingToChange,
+        (grpc.StatusCode.FAILED_PRECONDITION, "GAME_NOT_OVER"): GameNotOver,
+        (grpc.StatusCode.ALREADY_EXISTS, "ALREADY_REMATCHED"): AlreadyRematched,
+        (grpc.StatusCode.INVALID_ARGUMENT, "NO_FORFEIT_IN_GAME"): NoForfeitInGame,
     }
 )
 """Reasons whose remedy differs from the rest of their family get a subclass of their own."""
