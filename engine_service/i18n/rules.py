@@ -607,6 +607,77 @@ _NAMES: Final[Mapping[str, tuple[str, str, str, str, str]]] = MappingProxyType(
             "das Spielende am Zielwert",
             "het einde van het spel bij het doel",
         ),
+        # The table around every game (seeds/table.md)
+        "T-R1": (
+            "a finished game takes no more moves or changes",
+            "una partida terminada no admite más jugadas ni cambios",
+            "une partie terminée n'accepte plus ni coup ni changement",
+            "ein beendetes Spiel nimmt keine Züge oder Änderungen mehr an",
+            "een afgelopen spel neemt geen zetten of wijzigingen meer aan",
+        ),
+        "T-R2": (
+            "a player who leaves is replaced by a bot",
+            "un bot sustituye al jugador que se va",
+            "un robot remplace le joueur qui part",
+            "ein Bot ersetzt den Spieler, der geht",
+            "een bot vervangt de speler die vertrekt",
+        ),
+        "T-R3": (
+            "resigning forfeits the game for the side",
+            "abandonar hace perder la partida al bando",
+            "abandonner fait perdre la partie au camp",
+            "Aufgeben verliert das Spiel für die Seite",
+            "opgeven verliest het spel voor de partij",
+        ),
+        "T-R4": (
+            "time per decision and a time bank",
+            "tiempo por decisión y una reserva de tiempo",
+            "temps par décision et réserve de temps",
+            "Zeit pro Entscheidung und ein Zeitkonto",
+            "tijd per beslissing en een tijdsbuffer",
+        ),
+        "T-R5": (
+            "what happens when time runs out",
+            "qué pasa cuando se acaba el tiempo",
+            "ce qui se passe quand le temps est écoulé",
+            "was geschieht, wenn die Zeit abläuft",
+            "wat er gebeurt als de tijd om is",
+        ),
+        "T-R6": (
+            "the organiser hands a seat to a bot or a person",
+            "el organizador da un asiento a un bot o a una persona",
+            "l'organisateur confie une place à un robot ou à une personne",
+            "der Veranstalter gibt einen Platz an einen Bot oder eine Person",
+            "de organisator geeft een plaats aan een bot of een persoon",
+        ),
+        "T-R7": (
+            "a new seat token replaces the old one",
+            "un nuevo código de asiento sustituye al anterior",
+            "un nouveau jeton de place remplace l'ancien",
+            "ein neuer Platz-Token ersetzt den alten",
+            "een nieuw plaatstoken vervangt het oude",
+        ),
+        "T-R8": (
+            "the organiser ends the game early",
+            "el organizador termina la partida antes de tiempo",
+            "l'organisateur termine la partie avant la fin",
+            "der Veranstalter beendet das Spiel vorzeitig",
+            "de organisator beëindigt het spel voortijdig",
+        ),
+        "T-R9": (
+            "a rematch of a finished game",
+            "la revancha de una partida terminada",
+            "la revanche d'une partie terminée",
+            "die Revanche eines beendeten Spiels",
+            "een herkansing van een afgelopen spel",
+        ),
+        "T-R10": (
+            "bots play on in bounded steps",
+            "los bots siguen jugando por tramos limitados",
+            "les robots jouent par étapes limitées",
+            "Bots spielen in begrenzten Schritten weiter",
+            "bots spelen verder in begrensde stappen",
+        ),
     }
 )
 
