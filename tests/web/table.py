@@ -71,7 +71,8 @@ class Table:
             ),
         )
 
-    def create(self, game: str, seats: list[str]) -> None:
+    def create(self, game: str, seats: list[str], clock_seconds: float | None = None) -> None:
+        """Create a game from the lobby; ``clock_seconds`` fills "seconds per decision"."""
         self.open()
         Select(self.browser.find_element(By.ID, "game-type")).select_by_value(game)
         for index, kind in enumerate(seats):
@@ -79,6 +80,8 @@ class Table:
                 By.CSS_SELECTOR, f"select.seat-type[data-seat='{index}']"
             )
             Select(element).select_by_value(kind)
+        if clock_seconds is not None:
+            self.browser.find_element(By.ID, "clock-seconds").send_keys(str(clock_seconds))
         self.browser.find_element(By.ID, "create").click()
         wait_for("the table", lambda: self.status("version"))
 
@@ -122,6 +125,16 @@ class Table:
             part.split("=", 1)
             for part in self.browser.execute_script("return location.hash.slice(1)").split("&")
         )["game"]
+
+    def log_lines(self) -> list[tuple[int, str]]:
+        """The move log as (version, text), oldest first (the page puts the newest on top)."""
+        lines = []
+        for item in reversed(self.elements("#events li")):
+            try:
+                lines.append((int(item.get_attribute("data-version") or 0), item.text))
+            except StaleElementReferenceException:  # the log is only prepended to; skip it
+                continue
+        return lines
 
     def elements(self, selector: str) -> list[WebElement]:
         return self.browser.find_elements(By.CSS_SELECTOR, selector)

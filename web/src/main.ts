@@ -1,6 +1,7 @@
 // The browser table: create or join a game, watch it version by version, play legal moves.
 // Every call goes over gRPC-Web to the engine's own servicer (engine_service/web/gateway.py).
 import { create, fromJson, toJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import { durationFromMs, durationMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { type Card, CardSchema } from "./gen/cardengine/v1/cards_pb.js";
@@ -9,11 +10,14 @@ import {
   type Action,
   ActionSchema,
   type CardChoice,
+  ClockPolicySchema,
+  ExpiryAction,
   type GameEvent,
   GameEventSchema,
   GameStatus,
   type GameView,
   PlayerType,
+  type TableEvent,
 } from "./gen/cardengine/v1/game_pb.js";
 import { ErrorInfoSchema, LocalizedMessageSchema } from "./gen/google/rpc/error_details_pb.js";
 
@@ -106,9 +110,48 @@ function describeAction(action: Action): string {
 }
 
 function describeEvent(event: GameEvent): string {
+  if (event.game.case === "table") return describeTable(event.game.value);
+  if (event.game.case === undefined) return "a change this page cannot tell in words yet";
   const json = toJson(GameEventSchema, event) as JsonObject;
   const inner = Object.values(json)[0];
   return describe(inner ?? json);
+}
+
+// Table changes are told in sentences of their own: the generic walk over JSON would leave
+// out seat 0 and an empty message (SeatTokenReissued), both proto3 defaults.
+const PLAYERS: Record<number, string> = {
+  [PlayerType.HUMAN]: "a person", [PlayerType.BOT_RANDOM]: "a random bot",
+  [PlayerType.BOT_HEURISTIC]: "the heuristic bot",
+};
+
+const player = (type: PlayerType): string => PLAYERS[type] ?? "a bot";
+
+const EXPIRIES: Record<number, string> = {
+  [ExpiryAction.BOT_RANDOM]: "a random bot makes this move for the seat",
+  [ExpiryAction.BOT_HEURISTIC]: "the heuristic bot makes this move for the seat",
+  [ExpiryAction.FORFEIT]: "the seat's side forfeits the game",
+};
+
+function describeTable(event: TableEvent): string {
+  const who = seatName(event.seat);
+  const change = event.change?.change;
+  switch (change?.case) {
+    case "left":
+      return `${who} left the table; ${player(change.value.bot)} plays the seat from now on`;
+    case "resigned":
+      return change.value.forfeit ? `${who} resigned: the seat's side forfeits the game`
+        : `${who} resigned; ${player(change.value.bot)} plays the seat from now on`;
+    case "handedOver":
+      return `${who} was handed to ${player(change.value.playerType)}`;
+    case "tokenReissued":
+      return `${who} was given a new seat token; the old one no longer works`;
+    case "endedEarly":
+      return `the game was ended early: ${change.value.reason || "no reason given"}`;
+    case "clockExpired":
+      return `time ran out for ${who}: ${EXPIRIES[change.value.onExpiry] ?? "the clock policy decides what follows"}`;
+    default:
+      return `${event.seat >= 0 ? who : "the table"} changed in a way this page cannot tell yet`;
+  }
 }
 
 function singleCard(action: Action): string | null {
@@ -198,6 +241,24 @@ function accept(next: GameView): void {
   if (!view || next.version !== view.version) chosen.clear();
   view = next;
   render();
+}
+
+async function leaveTable(): Promise<void> {
+  // The seat goes to a bot (T-R2); the page keeps showing the game as the seat's view.
+  if (!seat || busy) return;
+  busy = true;
+  render();
+  try {
+    const reply = await client.leaveGame({ gameId: seat.gameId, seat: seat.seat },
+      { headers: headers() });
+    clearError();
+    if (reply.view) accept(reply.view);
+  } catch (error) {
+    showError(error);
+  } finally {
+    busy = false;
+    render();
+  }
 }
 
 async function watch(generation: number): Promise<void> {
@@ -293,9 +354,34 @@ function trickNode(leader: number, cards: Card[], winner?: number): HTMLElement 
   return box;
 }
 
+// The turn clocks: a countdown to each deadline, redrawn every second between views.
+function seconds(ms: number): string {
+  return `${Math.ceil(Math.max(0, ms) / 1000)} s`;
+}
+
+function renderClocks(): void {
+  const box = $("clocks");
+  box.replaceChildren();
+  const running = view && view.status === GameStatus.IN_PROGRESS
+    ? view.clocks.filter((clock) => clock.deadline) : [];
+  box.hidden = running.length === 0;
+  const now = Date.now();
+  for (const clock of running) {
+    const left = clock.deadline ? timestampMs(clock.deadline) - now : 0;
+    const bank = clock.bankRemaining ? durationMs(clock.bankRemaining) : 0;
+    box.append(el("div", {
+      class: "clock", "data-seat": String(clock.seat), "data-left-ms": String(Math.max(0, Math.round(left))),
+      "data-bank-ms": String(bank),
+    }, `${seatName(clock.seat)}: ${seconds(left)} left for this decision \u00b7 bank ${seconds(bank)}`));
+  }
+}
+
 function render(): void {
   if (!view || !seat) return;
-  const mine = view.toAct.includes(seat.seat) && view.status === GameStatus.IN_PROGRESS;
+  renderClocks();
+  // A seat handed to a bot (after "Leave table") is the bot's to play, even on its turn.
+  const mine = view.toAct.includes(seat.seat) && view.status === GameStatus.IN_PROGRESS
+    && view.seats[seat.seat] === PlayerType.HUMAN;
   const game = view.game;
   const status = $("status");
   let phase = "";
@@ -313,6 +399,12 @@ function render(): void {
     el("span", { class: mine ? "turn" : "" }, view.status === GameStatus.FINISHED
       ? `finished: ${view.outcome?.summary ?? ""}` : mine ? "your move" : `waiting for ${view.toAct.map(seatName).join(", ")}`),
   );
+  const early = view.outcome?.endedEarly ?? "";
+  status.dataset.endedEarly = early;
+  if (early) status.append(el("span", { class: "ended-early" }, ` \u00b7 ended early: ${early}`));
+  const leave = $("leave") as HTMLButtonElement;
+  leave.disabled = busy || view.status === GameStatus.FINISHED
+    || view.seats[seat.seat] !== PlayerType.HUMAN;
   $("seats-info").textContent = "Seats: " + view.seats
     .map((type, index) => `${seatName(index)} ${PlayerType[type].toLowerCase()}`).join(" \u00b7 ");
 
@@ -476,8 +568,12 @@ async function createGame(event: Event): Promise<void> {
   const gameType = ($("game-type") as HTMLSelectElement).value;
   const seats = [...document.querySelectorAll<HTMLSelectElement>("select.seat-type")]
     .map((select) => PlayerType[select.value as keyof typeof PlayerType]);
+  const perDecision = Number(($("clock-seconds") as HTMLInputElement).value || 0);
+  const clock = perDecision > 0 ? create(ClockPolicySchema, {
+    perDecision: durationFromMs(perDecision * 1000), onExpiry: ExpiryAction.BOT_HEURISTIC,
+  }) : undefined;
   try {
-    const reply = await client.createGame({ gameType, seats });
+    const reply = await client.createGame({ gameType, seats, clock });
     const tokens = reply.seatTokens;
     if (tokens.length === 0) { showError(new Error("no human seat to sit at")); return; }
     await sit({ gameId: reply.gameId, seat: tokens[0].seat, token: tokens[0].token });
@@ -508,6 +604,8 @@ function joinGame(event: Event): void {
 $("game-type").addEventListener("change", drawSeatTypes);
 $("create-form").addEventListener("submit", (event) => void createGame(event));
 $("join-form").addEventListener("submit", joinGame);
+$("leave").addEventListener("click", () => void leaveTable());
+window.setInterval(renderClocks, 1000);
 drawSeatTypes();
 const hash = new URLSearchParams(window.location.hash.slice(1));
 if (hash.get("game") && hash.get("token")) {
