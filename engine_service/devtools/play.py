@@ -6,6 +6,7 @@ person can try the rules without running anything else; both stop when the game 
 The game itself is the installable client's terminal game, talking gRPC like any client: it
 follows the game through the WatchGame stream, so every bot move, finished trick and hand's end
 is shown as it happens, and moves go out with SubmitAction (``help`` lists the commands).
+``make play CLOCK=30`` (``--clock 30``) plays with a turn clock of 30 seconds per decision.
 """
 
 from __future__ import annotations
@@ -16,22 +17,29 @@ import os
 import sys
 from collections.abc import Sequence
 
-from cardengine_client.terminal import run
+from cardengine_client.terminal import add_game_arguments, run
 
 from engine_service.devtools.local import local_service
 
 ADDRESS_VARIABLE = "ENGINE_ADDRESS"
+CLOCK_VARIABLE = "CLOCK"
+"""Seconds per decision when ``--clock`` is not given: make passes ``make play CLOCK=30`` on."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``--game`` and ``--seed``, find or start a service, play; the exit status."""
+    """Parse ``--game``, ``--seed`` and ``--clock``, find or start a service, play; the status."""
     parser = argparse.ArgumentParser(description="Play a card game against the engine's bots.")
-    parser.add_argument("--game", default="hearts", help="the game type (default: hearts)")
-    parser.add_argument("--seed", type=int, help="fix the shuffles, to replay a game")
+    add_game_arguments(parser)
     args = parser.parse_args(argv)
+    clock = args.clock
+    if clock is None and os.environ.get(CLOCK_VARIABLE):
+        try:
+            clock = float(os.environ[CLOCK_VARIABLE])
+        except ValueError:
+            parser.error(f"{CLOCK_VARIABLE} must be a number of seconds")
     with contextlib.ExitStack() as stack:
         address = os.environ.get(ADDRESS_VARIABLE) or stack.enter_context(local_service())
-        return run(address, args.game, args.seed)
+        return run(address, args.game, args.seed, clock)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,9 @@ servicer, the only server that can be made to answer UNAVAILABLE on demand.
 from __future__ import annotations
 
 import asyncio
+import io
+import itertools
+import re
 import uuid
 from collections.abc import Iterator
 
@@ -27,8 +30,10 @@ from cardengine_client import (
     SeatPlayedByBot,
     ServiceKeyInvalid,
     Unavailable,
+    terminal,
 )
 from cardengine_client.aio import AsyncEngineClient
+from cardengine_client.text import render_clocks, render_outcome, render_view
 from google.rpc import status_pb2
 from grpc_status import rpc_status
 
@@ -40,6 +45,7 @@ pytestmark = pytest.mark.service
 SEATS = ["human", "human", "heuristic", "heuristic"]
 SECONDS = 120  # generous: each call answers in milliseconds
 SERVICE_KEY = "tables-test-key"
+MAX_ITEMS = 500  # watch updates read at most: a game's first moves need a few dozen
 
 
 def suite_label() -> dict[str, str]:
@@ -201,3 +207,63 @@ def test_reads_are_retried_and_table_changes_are_sent_once() -> None:
         with pytest.raises(Unavailable):
             client.leave_game("g1", 0, "token")
         assert servicer.calls == ["LeaveGame"]
+
+
+def test_the_terminal_tells_table_events_in_words(engine_address: str) -> None:
+    """Every table event (T-R2 leave, T-R5 clock expiry, T-R6 hand over, T-R7 new token, T-R8
+    early end) as the terminal tells it, read from a real watch; the outcome says why."""
+    with EngineClient(engine_address) as client:
+        # 0.2 s a decision and no bank: the human seats' Hearts pass runs out of time (T-R5).
+        game = client.create_game("hearts", SEATS, clock=Clock(0.2, on_expiry="random"))
+        game_id, admin = game.game_id, game.admin_token
+        tokens = {entry.seat: entry.token for entry in game.seat_tokens}
+        told: list[str] = []
+        with client.watch(game_id) as watch:
+            for item in itertools.islice(watch, MAX_ITEMS):
+                if isinstance(item, api.GameUpdate):
+                    told += [terminal.describe_event(item.view, e) for e in item.events]
+                if any(line.startswith("seat 0 ran out of time") for line in told):
+                    break
+        client.leave_game(game_id, 1, tokens[1])
+        client.update_seat(game_id, 1, admin, player_type="human")
+        client.update_seat(game_id, 0, admin, reissue_token=True)
+        ended = client.end_game(game_id, admin, "the café closed")
+        with client.watch(game_id, from_version=watch.version) as rest:
+            for item in itertools.islice(rest, MAX_ITEMS):
+                if isinstance(item, api.GameUpdate):
+                    told += [terminal.describe_event(item.view, e) for e in item.events]
+    assert "seat 0 ran out of time; a random bot makes the move" in told
+    assert any(re.fullmatch(r"seat 1 left; a (random|heuristic) bot plays on", t) for t in told)
+    assert "seat 1 was handed to a human" in told
+    assert "seat 0 got a new token; the old one no longer works" in told
+    assert "the game was ended early: the café closed" in told
+    outcome = render_outcome(ended)
+    assert "Ended early: the café closed" in outcome and "Final scores" not in outcome
+
+
+def test_the_terminal_shows_each_human_seats_clock(engine_address: str) -> None:
+    """A clocked game's view shows the deadline and bank of every human seat (T-R4)."""
+    with EngineClient(engine_address) as client:
+        game = client.create_game("hearts", SEATS, clock=Clock(90, bank=600))
+        view = client.view(game.game_id, 0, game.seat_tokens[0].token)
+        assert all(entry.HasField("deadline") for entry in view.clocks)  # both must pass
+        deadline = view.clocks[0].deadline
+        now = deadline.seconds + deadline.nanos / 1e9 - 75  # 75 s before the service's deadline
+        lines = render_clocks(view, now=now)
+        assert lines[0] == "Clock you: 1m 15s left to decide, bank 10m 00s"
+        assert lines[1].startswith("Clock seat 1: ")
+        assert "Clock you:" in render_view(view)
+        plain = client.create_game("hearts", SEATS)
+        assert not render_clocks(client.view(plain.game_id))
+
+
+def test_the_terminal_game_takes_a_clock(engine_address: str) -> None:
+    """``play(..., clock=...)`` (``make play CLOCK=...``) creates a clocked game and shows it."""
+    output = io.StringIO()
+
+    def quit_at_once(prompt: str) -> str:
+        raise EOFError
+
+    with EngineClient(engine_address) as client, pytest.raises(EOFError):
+        terminal.play(client, input_fn=quit_at_once, output=output, seed=5, clock=120)
+    assert "Clock you: " in output.getvalue() and "bank 2m 00s" in output.getvalue()

@@ -14,7 +14,11 @@ and the player tries again; ABORTED (the game moved on) waits for the stream to 
 Nothing here knows a game's rules: the service decides, and :mod:`cardengine_client.text`
 only draws. ``help`` lists the commands, ``quit`` leaves.
 
-Run ``python -m cardengine_client.terminal --target HOST:PORT [--game hearts] [--seed N]``.
+Table events (a seat handed over, a clock that ran out, an early end) are told in words, and
+with a turn clock (``--clock SECONDS``) each view shows every human seat's time and bank.
+
+Run ``python -m cardengine_client.terminal --target HOST:PORT [--game hearts] [--seed N]
+[--clock SECONDS]``.
 """
 
 from __future__ import annotations
@@ -29,10 +33,11 @@ from google.protobuf.message import Message
 
 from cardengine_client.actions import choose_cards
 from cardengine_client.cards import card_sort_key, format_cards, parse_cards
-from cardengine_client.client import EngineClient
+from cardengine_client.client import Clock, EngineClient
 from cardengine_client.errors import Aborted, EngineError, IllegalAction, InvalidArgument
 from cardengine_client.text import (
     GAME_TEXTS,
+    describe_table_event,
     parse_action,
     render_menu,
     render_outcome,
@@ -187,10 +192,14 @@ def _has_content(event: game_pb2.GameEvent) -> bool:
 def describe_event(view: game_pb2.GameView, event: game_pb2.GameEvent) -> str:
     """One event as text: the game's event formatter, for a game this client knows.
 
-    An event of a game this client does not know (a newer server) is spelled out field by
-    field by :func:`generic_event_text`, which is always complete if not pretty.
+    Table events (someone left, a clock ran out, ...) are told in words by
+    :func:`describe_table_event`, the same for every game. An event of a game this client does
+    not know (a newer server) is spelled out field by field by :func:`generic_event_text`,
+    which is always complete if not pretty.
     """
     game = event.WhichOneof("game")
+    if game == "table":
+        return describe_table_event(view, event.table)
     text = GAME_TEXTS.get(game) if game else None
     if text is None:
         return generic_event_text(view, event)
@@ -295,9 +304,15 @@ class _Table:
         if (
             view.status != game_pb2.GAME_STATUS_FINISHED
             and self.seat in view.to_act
+            and self._seat_is_ours(view)
             and view.version >= self.caught_up_at
         ):
             self._turn(view)
+
+    def _seat_is_ours(self, view: game_pb2.GameView) -> bool:
+        """Whether the person still plays the seat (not after it was handed to a bot, T-R2)."""
+        seats = view.seats
+        return self.seat >= len(seats) or seats[self.seat] == game_pb2.PLAYER_TYPE_HUMAN
 
     def _tell(self, update: engine_service_pb2.GameUpdate, view: game_pb2.GameView) -> None:
         events = [event for event in update.events if _has_content(event)]
@@ -342,8 +357,12 @@ def play(
     input_fn: InputFn = input,
     output: TextIO = sys.stdout,
     seed: int | None = None,
+    clock: float | None = None,
 ) -> game_pb2.GameView:
     """Play one game of ``game_type`` as seat 0 against heuristic bots; return the final view.
+
+    With ``clock`` the person has that many seconds per decision (and a bank of as many
+    again), after which the heuristic bot moves for them; the views show what is left.
 
     Raises:
         ValueError: the service does not host ``game_type``.
@@ -355,7 +374,9 @@ def play(
     def show(text: str) -> None:
         print(text, file=output, flush=True)
 
-    created = client.create_game(game_type, _human_vs_bots(client, game_type), seed=seed)
+    seats = _human_vs_bots(client, game_type)
+    turn_clock = Clock(clock, bank=clock, on_expiry="heuristic") if clock is not None else None
+    created = client.create_game(game_type, seats, seed=seed, clock=turn_clock)
     seat, token = _seat_token(created)
     table = _Table(client, seat, token, input_fn, show)
     with client.watch(created.game_id, seat, token) as watch:
@@ -370,11 +391,13 @@ def play(
     return final
 
 
-def run(target: str, game_type: str = "hearts", seed: int | None = None) -> int:
+def run(
+    target: str, game_type: str = "hearts", seed: int | None = None, clock: float | None = None
+) -> int:
     """Play one game on the service at ``target`` with stdin/stdout; the process exit status."""
     try:
         with EngineClient(target) as client:
-            play(client, game_type, seed=seed)
+            play(client, game_type, seed=seed, clock=clock)
     except (EOFError, KeyboardInterrupt):
         print("\nGoodbye.")
     except (ValueError, EngineError) as err:
@@ -384,13 +407,24 @@ def run(target: str, game_type: str = "hearts", seed: int | None = None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line: ``--target HOST:PORT [--game NAME] [--seed N]``."""
+    """The command line: ``--target HOST:PORT [--game NAME] [--seed N] [--clock SECONDS]``."""
     parser = argparse.ArgumentParser(description="Play a card game against the engine's bots.")
     parser.add_argument("--target", required=True, help="the service's HOST:PORT")
+    add_game_arguments(parser)
+    args = parser.parse_args(argv)
+    return run(args.target, args.game, args.seed, args.clock)
+
+
+def add_game_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--game``, ``--seed`` and ``--clock``, shared with ``make play``'s command line."""
     parser.add_argument("--game", default="hearts", help="the game type (default: hearts)")
     parser.add_argument("--seed", type=int, help="fix the shuffles, to replay a game")
-    args = parser.parse_args(argv)
-    return run(args.target, args.game, args.seed)
+    parser.add_argument(
+        "--clock",
+        type=float,
+        metavar="SECONDS",
+        help="a turn clock: SECONDS per decision plus a bank of as many, then a bot moves",
+    )
 
 
 if __name__ == "__main__":

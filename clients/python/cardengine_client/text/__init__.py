@@ -18,6 +18,7 @@ from cardengine_client.text.common import GameText, player_label, seat_name, sea
 from cardengine_client.text.guandan import GUANDAN_TEXT
 from cardengine_client.text.hearts import HEARTS_TEXT
 from cardengine_client.text.klaberjass import KLABERJASS_TEXT
+from cardengine_client.text.table import describe_table_event, render_clocks
 
 GAME_TEXTS: Final[Mapping[str, GameText]] = MappingProxyType(
     {"hearts": HEARTS_TEXT, "guandan": GUANDAN_TEXT, "klaberjass": KLABERJASS_TEXT}
@@ -37,22 +38,27 @@ def render_view(view: game_pb2.GameView) -> str:
         lines += text.render(view)
     if view.status != game_pb2.GAME_STATUS_FINISHED:
         lines.append(f"To act: {seat_names(view, view.to_act)}")
+        lines += render_clocks(view)
     return "\n".join(lines)
 
 
 def render_outcome(view: game_pb2.GameView) -> str:
-    """The result of a finished game: the summary, the winners and the final scores."""
+    """The result of a finished game: the summary, the winners and the final scores.
+
+    A game ended early (a resignation, a forfeit on time, the admin's EndGame) says why and
+    has no scores, so that line is left out rather than shown empty.
+    """
     outcome = view.outcome
     scores = ", ".join(
         f"{seat_name(view, seat)} {score}" for seat, score in enumerate(outcome.scores)
     )
-    return "\n".join(
-        [
-            f"Game over. {outcome.summary}".rstrip(),
-            f"Winner(s): {seat_names(view, outcome.winners)}",
-            f"Final scores: {scores}",
-        ]
-    )
+    lines = [f"Game over. {outcome.summary}".rstrip()]
+    if outcome.ended_early:
+        lines.append(f"Ended early: {outcome.ended_early}")
+    lines.append(f"Winner(s): {seat_names(view, outcome.winners)}")
+    if scores:
+        lines.append(f"Final scores: {scores}")
+    return "\n".join(lines)
 
 
 def describe_action(action: game_pb2.Action) -> str:
@@ -96,7 +102,9 @@ __all__ = [
     "GAME_TEXTS",
     "GameText",
     "describe_action",
+    "describe_table_event",
     "parse_action",
+    "render_clocks",
     "render_menu",
     "render_outcome",
     "render_view",
