@@ -9,6 +9,10 @@
 5. Fan-out (Hearts): submit-to-delivery latency with 1, 100 and 1,000 open watchers beside the
    floor's XADD and XREAD BLOCK through the same kind of gRPC stream; and SubmitAction calls
    per second on a process holding 1,000 idle watchers beside one holding none.
+6. Bot work beside people (Hearts): SubmitAction of a human seat with bots, at 1 and 16 in
+   flight, alone beside the same while a long all-bot game is played on by the same process's
+   timer loop; the all-bot game's CreateGame beside an all-human one, and its bot moves per
+   second; once with the engine's bot settings and once with smaller slices.
 
 Writes ``bench.json``, ``bench.md`` and PNG plots to ``--out`` (default ``results/``) and
 prints the Markdown. Seeds are fixed and every run is bounded in time; ``--quick`` is a smoke
@@ -28,7 +32,7 @@ from typing import Any
 
 import redis
 
-from bench import fanout, rules, service, storage
+from bench import bots, fanout, rules, service, storage
 from bench.driver import record_scripts
 from bench.report import markdown, plots
 from bench.servers import engine_servers, floor_server
@@ -56,6 +60,9 @@ class Plan:
     scaling_in_flight: int = 64
     idle_in_flight: int = 16
     fanout_game: str = "hearts"
+    bot_settings: tuple[bots.BotSetting, ...] = (bots.ENGINE_DEFAULTS, bots.SMALL_SLICES)
+    bot_levels: tuple[int, ...] = (1, 16)
+    bot_seconds: float = 4.0
 
 
 FULL = Plan(
@@ -89,6 +96,9 @@ QUICK = Plan(
     fanout_seconds=0.6,
     scaling_in_flight=4,
     idle_in_flight=4,
+    bot_settings=(bots.ENGINE_DEFAULTS,),
+    bot_levels=(1, 4),
+    bot_seconds=0.6,
 )
 
 
@@ -160,6 +170,11 @@ def service_parts(plan: Plan) -> dict[str, Any]:
             plan.idle_in_flight,
             plan.seconds,
         )
+        store.flushdb()
+        figures["bot_work"] = [
+            bots.beside_bots(url, setting, plan.bot_levels, plan.bot_seconds)
+            for setting in plan.bot_settings
+        ]
     with redis_server() as url:
         figures["storage"] = [storage.storage(url, game, plan.storage_games) for game in REGISTRY]
     return figures

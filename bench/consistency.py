@@ -1,22 +1,31 @@
-"""Is a stored game consistent? Its log must replay, from its seed, to its stored snapshot.
+"""Is a stored game consistent? Its log must replay, from its origin record, to its snapshot.
 
-Checked per game: the version is the log length plus one; every logged action was legal when
-it was played; replaying the log from the seed gives exactly the stored snapshot bytes; a game
-a client saw finish has an outcome; and the event stream (what watchers read) has one entry
-per version it still keeps, ending at the stored version, each carrying the log entry of that
-version. Works for every registered game through the generic ``Rules`` calls and the codec.
+Checked per game: the version is the log length plus one; every logged entry was allowed when
+it was made (a move by the rules, a table change by the table rules); replaying the log from
+the stored origin record (``o``, the game as created) with each entry's own time gives
+exactly the stored snapshot bytes, clocks and table changes included; a game a client saw
+finish has an outcome; and the event stream (what watchers read) has one entry per version it
+still keeps, ending at the stored version, each carrying the log entry of that version. Works
+for every registered game through the generic ``Rules`` calls and the codec.
 
-Reads with a plain (synchronous) redis-py client, the game's hash, log and event stream in one
-transaction, so they match.
+The replay goes through :func:`engine_service.app.play.step`, the one function the engine
+itself moves a game on with (and ``Engine.state_at`` replays with), so this check cannot
+drift from how games are played. Reads with a plain (synchronous) redis-py client, the
+game's hash, log and event stream in one transaction, so they match.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from typing import Any
 
 import redis
 
+from engine_service.app.play import step
 from engine_service.codec.record import decode_log_entry, decode_record, encode_record
+from engine_service.core.errors import IllegalAction
+from engine_service.core.protocol import Rules
+from engine_service.core.record import GameRecord
+from engine_service.core.table import check_change, is_table_change, outcome_of
 from engine_service.games import REGISTRY
 from engine_service.store.keys import (
     events_key,
@@ -26,37 +35,51 @@ from engine_service.store.keys import (
     version_of_stream_id,
 )
 
-GAME_KEYS = "ce:*:game"
+GAME_KEYS = "ce:{s*}:*:game"
+"""Every game hash (:func:`game_key`): ``ce:{sNN}:<id>:game``."""
 
 
 def check_game(client: redis.Redis, game_id: str, finished: bool = False) -> list[str]:
     """What is wrong with one stored game; empty when it is consistent."""
     with client.pipeline(transaction=True) as pipe:
-        pipe.hmget(game_key(game_id), ["v", "s"])
+        pipe.hmget(game_key(game_id), ["v", "s", "o"])
         pipe.lrange(log_key(game_id), 0, -1)
         pipe.xrange(events_key(game_id))
-        (raw_version, snapshot), entries, stream = pipe.execute()
-    if raw_version is None or snapshot is None:
+        (raw_version, snapshot, origin), entries, stream = pipe.execute()
+    if raw_version is None or snapshot is None or origin is None:
         return ["not stored"]
     version = int(raw_version)
-    record = decode_record(snapshot)
-    rules = REGISTRY[record.game_type].make_rules(record.config)
+    stored = decode_record(snapshot)
+    spec = REGISTRY[stored.game_type]
+    rules = spec.make_rules(stored.config)
     problems = []
     if version != len(entries) + 1:
         problems.append(f"version {version} but {len(entries)} log entries")
     problems += _stream_problems(version, entries, stream)
-    state = rules.new_game(record.seed)
+    record = decode_record(origin)
     for index, raw in enumerate(entries):
         logged = decode_log_entry(record.game_type, raw)
-        violation = rules.check(state, logged.seat, logged.action)
-        if violation is not None:
-            return [*problems, f"log entry {index} is illegal: {violation.reason}"]
-        state = rules.apply(state, logged.seat, logged.action)
-    if encode_record(replace(record, state=state)) != snapshot:
+        refused = _refusal(rules, record, logged.seat, logged.action)
+        if refused is not None:
+            return [*problems, f"log entry {index} is illegal: {refused}"]
+        record, _ = step(spec, rules, record, logged.seat, logged.action, logged.applied_at_ms)
+    if encode_record(record) != snapshot:
         problems.append("the log does not replay to the stored snapshot")
-    if finished and rules.outcome(record.state) is None:
+    if finished and outcome_of(rules, stored) is None:
         problems.append("seen finished but has no outcome")
     return problems
+
+
+def _refusal(rules: Rules[Any, Any, Any], record: GameRecord, seat: int, action: Any) -> str | None:
+    """Why a logged entry was not allowed on ``record``, or ``None`` when it was."""
+    if is_table_change(action):
+        try:
+            check_change(rules, record, seat, action)
+        except IllegalAction as refused:
+            return refused.violation.reason
+        return None
+    violation = rules.check(record.state, seat, action)
+    return None if violation is None else violation.reason
 
 
 def _stream_problems(
@@ -76,8 +99,18 @@ def _stream_problems(
 
 
 def stored_game_ids(client: redis.Redis) -> list[str]:
-    """The id of every game stored in this Redis."""
-    return [key.decode().split("{")[1].split("}")[0] for key in client.scan_iter(GAME_KEYS)]
+    """The id of every game stored in this Redis.
+
+    The id is the third part of the key; a key the schema would not have made for that id
+    (:func:`game_key` is the one source of the layout) is not a game hash and is skipped.
+    """
+    found = []
+    for raw in client.scan_iter(GAME_KEYS):
+        key = raw.decode()
+        parts = key.split(":")
+        if len(parts) == 4 and game_key(parts[2]) == key:
+            found.append(parts[2])
+    return found
 
 
 def check_all(client: redis.Redis, finished: set[str]) -> dict[str, list[str]]:

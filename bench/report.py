@@ -12,6 +12,7 @@ GOAL_OPENSPIEL = 1.0
 GOAL_SNAPSHOT = 600
 GOAL_DELIVERY_P50 = 2.0
 GOAL_IDLE_THROUGHPUT = 0.9
+GOAL_BESIDE_BOTS_P99 = 1.2
 
 
 def _fmt(value: float, digits: int = 2) -> str:
@@ -215,6 +216,74 @@ def fanout_section(figures: dict[str, Any]) -> list[str]:
     return lines + _table(header, [row])
 
 
+def _setting_name(setting: dict[str, Any]) -> str:
+    return (
+        f"{setting['moves']} moves / {setting['seconds'] * 1000:g} ms per slice, "
+        f"timer share {setting['share']:g}"
+    )
+
+
+def bots_section(figures: dict[str, Any]) -> list[str]:
+    settings = figures["settings"]
+    lines = [
+        "### 6. Bot work beside people (Hearts, one engine process per bot setting, "
+        f"{settings['bot_seconds']} s per side and level)",
+        "",
+        "Normal traffic: games of one human seat (the benchmark, random legal moves) and three "
+        "random bots; only SubmitAction is timed (the move and the bots' replies). Floor: the "
+        "same traffic on the same process alone; beside it, an all-bot Hearts game to 10,000 "
+        "(four random bots, created as a new user would) played on by the process's timer loop "
+        "in bounded slices, ended after each round. The sides take turns. CreateGame of the "
+        "all-bot game is beside CreateGame of an all-human game (no bot work). Load average: "
+        "1/5/15 min before and after each setting, on a machine shared with other work.",
+        "",
+    ]
+    rows = []
+    for run in figures["bot_work"]:
+        long_game = run["long_game"]
+        for row in run["levels"]:
+            real, base = row["beside"], row["alone"]
+            errors = {**real["errors"], **{f"alone {k}": v for k, v in base["errors"].items()}}
+            rows.append(
+                [
+                    _setting_name(run["setting"]),
+                    row["in_flight"],
+                    f"{real['p50_ms']:.2f} / {base['p50_ms']:.2f} = {row['p50_ratio']:.2f}",
+                    f"{real['p99_ms']:.2f} / {base['p99_ms']:.2f} = **{row['p99_ratio']:.2f}**",
+                    f"{real['throughput']:.0f} / {base['throughput']:.0f}",
+                    f"{real['turn_waits']} / {base['turn_waits']}",
+                    ", ".join(f"{k} {v}" for k, v in errors.items()) or "none",
+                ]
+            )
+        rows.append(
+            [
+                _setting_name(run["setting"]),
+                "all-bot game",
+                f"{long_game['moves_per_second']:.0f} bot moves/s",
+                f"CreateGame {long_game['create_p50_ms']:.2f} / "
+                f"{long_game['floor_create_p50_ms']:.2f} = {long_game['create_ratio']:.2f} "
+                f"(max {long_game['create_max_ms']:.2f} ms, "
+                f"{long_game['moves_at_create']} bot moves in it)",
+                "",
+                "load "
+                + " / ".join(f"{x:.2f}" for x in run["load_average"][:3])
+                + " → "
+                + " / ".join(f"{x:.2f}" for x in run["load_average"][3:]),
+                f"{long_game['idle_rounds']} rounds without a bot move",
+            ]
+        )
+    header = [
+        "bot setting",
+        "in flight",
+        "p50 ms beside / alone",
+        "p99 ms",
+        "calls/s",
+        "waits for the timer loop",
+        "errors",
+    ]
+    return lines + _table(header, rows)
+
+
 def storage_section(figures: dict[str, Any]) -> list[str]:
     lines = ["### 4. Storage per game", ""]
     rows = [
@@ -279,6 +348,17 @@ def goals_section(figures: dict[str, Any]) -> list[str]:
                 idle["throughput_ratio"] >= GOAL_IDLE_THROUGHPUT,
             )
         )
+    for run in figures.get("bot_work", []):
+        for row in run["levels"]:
+            rows.append(
+                _goal(
+                    f"SubmitAction p99 at {row['in_flight']} in flight beside an all-bot game "
+                    f"({_setting_name(run['setting'])})",
+                    "≤ 1.2 x alone",
+                    row["p99_ratio"],
+                    row["p99_ratio"] <= GOAL_BESIDE_BOTS_P99,
+                )
+            )
     spiel = figures.get("openspiel")
     if spiel is not None:
         ratio = figures["hearts_one_deal"]["games_per_second"] / spiel["games_per_second"]
@@ -313,6 +393,8 @@ def markdown(figures: dict[str, Any]) -> str:
         ]
         if "deliveries" in figures:
             sections.append(fanout_section(figures))
+        if "bot_work" in figures:
+            sections.append(bots_section(figures))
     sections.append(goals_section(figures))
     return "\n\n".join("\n".join(s) for s in sections) + "\n"
 

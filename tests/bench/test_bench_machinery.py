@@ -3,7 +3,8 @@
 No timings are asserted: these only show that every registered game goes through every part
 (rules, recorded replays beside the floor server, storage figures, the load generator), that
 the fan-out part delivers every move to its watcher on the engine and on both floor designs,
-and that the load test's consistency check catches a damaged game.
+that the bot-work part plays people's games beside a long all-bot game, and that the load
+test's consistency check replays games with table changes and catches a damaged game.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import asyncio
 from dataclasses import replace
 
 import pytest
+from cardengine.v1 import engine_service_pb2 as api
+from cardengine.v1 import game_pb2
 
-from bench import fanout, rules, service, storage
-from bench.consistency import check_game
+from bench import bots, fanout, rules, service, storage
+from bench.consistency import check_game, stored_game_ids
 from bench.driver import record_scripts
 from bench.load import generate
 from bench.servers import floor_server
@@ -75,6 +78,50 @@ def test_storage_part_reports_every_game(redis_url):
     other_db = redis_url.rsplit("/", 1)[0] + "/1"
     figures = [storage.storage(other_db, game, 1) for game in GAMES]
     assert all(f["snapshot_bytes_max"] > 0 and f["actions_in_whole_game"] > 0 for f in figures)
+
+
+def test_bots_part_plays_beside_a_long_all_bot_game_in_bounded_slices(redis_url):
+    """T-R10: the all-bot game's CreateGame makes at most one slice of moves, the rest follow."""
+    setting = bots.BotSetting(moves=16, seconds=0.002, share=0.1)
+    other_db = redis_url.rsplit("/", 1)[0] + "/2"
+    run = bots.beside_bots(other_db, setting, [1, 2], 0.3)
+    assert [row["in_flight"] for row in run["levels"]] == [1, 2]
+    for row in run["levels"]:
+        for side in ("alone", "beside"):
+            assert row[side]["calls"] > 0
+            assert row[side]["errors"] == {}
+    long_game = run["long_game"]
+    assert 0 < long_game["moves_at_create"] <= setting.moves
+    assert long_game["moves"] > 0
+
+
+def test_consistency_check_replays_table_changes(stub, redis_client):
+    """T-R6, T-R7, T-R8: a seat handed to a bot and back with a new token, then the game ended
+    early, replays from the origin record to the stored snapshot and counts as finished."""
+    seats = [game_pb2.PLAYER_TYPE_HUMAN] * 4
+    created = stub.CreateGame(api.CreateGameRequest(game_type="hearts", seats=seats, seed=7))
+    game_id = created.game_id
+    admin = (("x-admin-token", created.admin_token),)
+    token = {t.seat: t.token for t in created.seat_tokens}
+    stub.LeaveGame(
+        api.LeaveGameRequest(game_id=game_id, seat=1), metadata=(("x-seat-token", token[1]),)
+    )
+    back = api.UpdateSeatRequest(
+        game_id=game_id, seat=1, player_type=game_pb2.PLAYER_TYPE_HUMAN, reissue_token=True
+    )
+    stub.UpdateSeat(back, metadata=admin)
+    stub.EndGame(api.EndGameRequest(game_id=game_id, reason="closing time"), metadata=admin)
+    assert game_id in stored_game_ids(redis_client)
+    assert redis_client.llen(log_key(game_id)) >= 4  # left, its bot's pass, back, ended
+    assert check_game(redis_client, game_id, finished=True) == []
+    key = game_key(game_id)
+    origin = redis_client.hget(key, "o")
+    try:
+        redis_client.hset(key, "o", redis_client.hget(key, "s"))
+        assert any("illegal" in p or "replay" in p for p in check_game(redis_client, game_id))
+    finally:
+        redis_client.hset(key, "o", origin)
+    assert check_game(redis_client, game_id, finished=True) == []
 
 
 def test_load_generator_leaves_every_game_consistent(engine_address, redis_client):
