@@ -143,7 +143,7 @@ def test_node_client_tests_pass_against_the_service(
     )
     assert finished.returncode == 0, finished.stdout + finished.stderr
     assert "# fail 0" in finished.stdout
-    assert "# pass 11" in finished.stdout
+    assert "# pass 12" in finished.stdout
 
 
 INSTALLED_SCRIPT = r"""

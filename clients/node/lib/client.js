@@ -7,6 +7,10 @@
 // metadata entry, as in the Python client; the `language` option as "accept-language".
 // Failed calls keep their gRPC error; errorDetails() (lib/errors.js) decodes its google.rpc
 // details. Reads, and SubmitAction with its same request_id, are retried after UNAVAILABLE.
+// A backend manages its tables with listGames, getGame, updateSeat, endGame and rematchGame:
+// the game's admin token (from createGame) travels as "x-admin-token", the `serviceKey` option
+// as "x-service-key" with every call. Those table changes, like leaveGame, carry no request id
+// and are sent once.
 //
 // watch() follows a game through the WatchGame stream as an async iterator that resumes by
 // itself: after a dropped connection, UNAVAILABLE or WATCHER_TOO_SLOW it watches again from the
@@ -19,7 +23,42 @@ const { errorDetails, errorInfo } = require('./errors');
 const { SERVICE_PROTO, cardengineProtosDir } = require('./protos');
 
 const SEAT_TOKEN_KEY = 'x-seat-token';
+const ADMIN_TOKEN_KEY = 'x-admin-token';
+const SERVICE_KEY_KEY = 'x-service-key';
 const LANGUAGE_KEY = 'accept-language';
+
+// Short names of what a clock does when a seat's time runs out, as createGame takes them.
+const EXPIRY_ACTIONS = {
+  random: 'EXPIRY_ACTION_BOT_RANDOM',
+  heuristic: 'EXPIRY_ACTION_BOT_HEURISTIC',
+  forfeit: 'EXPIRY_ACTION_FORFEIT',
+};
+
+// Short names of listGames' state filter.
+const GAME_STATES = {
+  waiting: 'GAME_STATE_WAITING_FOR_HUMAN',
+  running: 'GAME_STATE_RUNNING',
+  over: 'GAME_STATE_OVER',
+};
+
+// A value given by short name or by its enum name (passed through when it is neither).
+const named = (names, value) => names[value] ?? value;
+
+// A google.protobuf.Duration of (fractional) seconds.
+function duration(seconds) {
+  const nanos = Math.round(seconds * 1e9);
+  return { seconds: String(Math.floor(nanos / 1e9)), nanos: nanos % 1e9 };
+}
+
+// The ClockPolicy of a clock given as { perDecision, bank, onExpiry } in seconds (onExpiry
+// 'random', 'heuristic' (the default), 'forfeit' or an ExpiryAction name), as seconds per
+// decision alone, or as a ClockPolicy message ({ per_decision, ... }) passed through.
+function clockPolicy(clock) {
+  if (typeof clock === 'number') return clockPolicy({ perDecision: clock });
+  if (clock.per_decision !== undefined) return clock;
+  const { perDecision, bank = 0, onExpiry = 'heuristic' } = clock;
+  return { per_decision: duration(perDecision), bank: duration(bank), on_expiry: named(EXPIRY_ACTIONS, onExpiry) };
+}
 
 // Field names as in the .proto files, enums as their names, 64-bit integers as strings
 // (versions and seeds can exceed 2^53), and the name of the set field of every oneof.
@@ -194,41 +233,46 @@ class EngineClient {
   // how often and how soon (doubling) a read or SubmitAction is sent again after UNAVAILABLE;
   // protosDir, where cardengine/v1/*.proto are (default: see lib/protos.js); interceptors,
   // @grpc/grpc-js client interceptors of every call.
-  constructor(address, { timeoutMs = 30000, protosDir, language, retries = 3, backoffMs = 50, interceptors } = {}) {
+  constructor(address, { timeoutMs = 30000, protosDir, language, retries = 3, backoffMs = 50, interceptors,
+    serviceKey } = {}) {
     const Service = grpc.loadPackageDefinition(loadDefinition(protosDir)).cardengine.v1.EngineService;
     this.stub = new Service(address, grpc.credentials.createInsecure(), interceptors ? { interceptors } : {});
     this.timeoutMs = timeoutMs;
     this.language = language;
     this.retries = retries;
     this.backoffMs = backoffMs;
+    this.serviceKey = serviceKey;
   }
 
   close() {
     this.stub.close();
   }
 
-  // The metadata of a call: the seat token and the language, when given.
-  metadata(token) {
+  // The metadata of a call: the seat token, the admin token, the service key and the
+  // language, when given.
+  metadata(token, adminToken) {
     const metadata = new grpc.Metadata();
     if (token !== undefined) metadata.set(SEAT_TOKEN_KEY, token);
+    if (adminToken !== undefined && adminToken !== null) metadata.set(ADMIN_TOKEN_KEY, adminToken);
+    if (this.serviceKey) metadata.set(SERVICE_KEY_KEY, this.serviceKey);
     if (this.language) metadata.set(LANGUAGE_KEY, this.language);
     return metadata;
   }
 
-  once(method, request, token) {
+  once(method, request, token, adminToken) {
     const deadline = new Date(Date.now() + this.timeoutMs);
     return new Promise((resolve, reject) => {
-      this.stub[method](request, this.metadata(token), { deadline }, (error, reply) =>
+      this.stub[method](request, this.metadata(token, adminToken), { deadline }, (error, reply) =>
         error ? reject(error) : resolve(reply),
       );
     });
   }
 
   // One call; with retry, sent again (the same request) after UNAVAILABLE up to `retries` times.
-  async call(method, request, token, { retry = false } = {}) {
+  async call(method, request, token, { retry = false, adminToken } = {}) {
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.once(method, request, token);
+        return await this.once(method, request, token, adminToken);
       } catch (error) {
         if (!retry || !retryable(error) || attempt >= this.retries) throw error;
         await sleep(this.backoffMs * 2 ** attempt);
@@ -241,13 +285,71 @@ class EngineClient {
   }
 
   // seats: PlayerType names, e.g. ["PLAYER_TYPE_HUMAN", "PLAYER_TYPE_BOT_HEURISTIC", ...].
+  // options: { clock (see clockPolicy), labels ({ key: value }, for listGames filters) }.
   // Not retried: CreateGame has no request id, so a lost reply sent again makes a second game.
-  createGame(gameType, seats, seed) {
+  // The reply's admin_token is the backend's, for getGame, updateSeat, endGame, rematchGame.
+  createGame(gameType, seats, seed, { clock, labels } = {}) {
     const request = { game_type: gameType, seats };
-    if (seed !== undefined) {
+    if (seed !== undefined && seed !== null) {
       request.seed = String(seed);
     }
+    if (clock !== undefined) request.clock = clockPolicy(clock);
+    if (labels !== undefined) request.labels = labels;
     return this.call('CreateGame', request);
+  }
+
+  // One page of games, newest first. filters: { gameType, state ('waiting', 'running', 'over'
+  // or a GameState name), labels, pageSize, pageToken }. A read: retried after UNAVAILABLE.
+  listGames({ gameType = '', state, labels = {}, pageSize = 0, pageToken = '' } = {}) {
+    const request = { game_type: gameType, labels, page_size: pageSize, page_token: pageToken };
+    if (state !== undefined) request.state = named(GAME_STATES, state);
+    return this.call('ListGames', request, undefined, { retry: true });
+  }
+
+  // Every game listGames finds, page after page; a page token handed back twice throws.
+  async *listAllGames(filters = {}) {
+    const seen = new Set();
+    let pageToken = '';
+    do {
+      const page = await this.listGames({ ...filters, pageToken });
+      yield* page.games;
+      pageToken = page.next_page_token;
+      if (seen.has(pageToken)) throw new Error('ListGames repeated a page token');
+      seen.add(pageToken);
+    } while (pageToken);
+  }
+
+  // A game's metadata (GameInfo) for its admin; adminToken may be omitted with a serviceKey.
+  async getGame(gameId, adminToken) {
+    const reply = await this.call('GetGame', { game_id: gameId }, undefined, { retry: true, adminToken });
+    return reply.game;
+  }
+
+  // The seat's player leaves (a bot plays on) or resigns; the seat's view after. Sent once.
+  async leaveGame(gameId, seat, token, { resign = false } = {}) {
+    const reply = await this.call('LeaveGame', { game_id: gameId, seat, resign }, token);
+    return reply.view;
+  }
+
+  // Hand a seat to playerType (a PlayerType name) and/or issue it a new token (the reply's
+  // token). Sent once.
+  updateSeat(gameId, seat, adminToken, { playerType, reissueToken = false } = {}) {
+    const request = { game_id: gameId, seat, reissue_token: reissueToken };
+    if (playerType !== undefined) request.player_type = playerType;
+    return this.call('UpdateSeat', request, undefined, { adminToken });
+  }
+
+  // End the game now, with no winner and `reason`; the spectator's view. Sent once.
+  async endGame(gameId, adminToken, reason) {
+    const reply = await this.call('EndGame', { game_id: gameId, reason }, undefined, { adminToken });
+    return reply.view;
+  }
+
+  // A new game from a finished one (a CreateGameResponse); a second call fails with
+  // ALREADY_EXISTS (reason ALREADY_REMATCHED, metadata rematchId). Sent once.
+  async rematchGame(gameId, adminToken) {
+    const reply = await this.call('RematchGame', { game_id: gameId }, undefined, { adminToken });
+    return reply.game;
   }
 
   async view(gameId, seat, token) {
@@ -310,7 +412,10 @@ module.exports = {
   createClient,
   GameWatch,
   SEAT_TOKEN_KEY,
+  ADMIN_TOKEN_KEY,
+  SERVICE_KEY_KEY,
   chooseCards,
+  clockPolicy,
   enumNumbers,
   errorDetails,
   errorInfo,

@@ -11,28 +11,39 @@ import type { Action } from './generated/cardengine/v1/Action';
 import type { Action__Output } from './generated/cardengine/v1/Action';
 import type { Card, Card__Output } from './generated/cardengine/v1/Card';
 import type { CardChoice__Output } from './generated/cardengine/v1/CardChoice';
+import type { ClockPolicy } from './generated/cardengine/v1/ClockPolicy';
 import type { CreateGameResponse__Output } from './generated/cardengine/v1/CreateGameResponse';
 import type { EngineServiceClient } from './generated/cardengine/v1/EngineService';
+import type { ExpiryAction } from './generated/cardengine/v1/ExpiryAction';
 import type { GameEnded__Output } from './generated/cardengine/v1/GameEnded';
+import type { GameInfo__Output } from './generated/cardengine/v1/GameInfo';
+import type { GameState } from './generated/cardengine/v1/GameState';
 import type { GameUpdate__Output } from './generated/cardengine/v1/GameUpdate';
 import type { GameView__Output } from './generated/cardengine/v1/GameView';
 import type { GetActionLogResponse__Output } from './generated/cardengine/v1/GetActionLogResponse';
+import type { ListGamesResponse__Output } from './generated/cardengine/v1/ListGamesResponse';
 import type { ListGameTypesResponse__Output } from './generated/cardengine/v1/ListGameTypesResponse';
 import type { LogEntry__Output } from './generated/cardengine/v1/LogEntry';
 import type { PlayerType } from './generated/cardengine/v1/PlayerType';
+import type { UpdateSeatResponse__Output } from './generated/cardengine/v1/UpdateSeatResponse';
 import type { _google_rpc_BadRequest_FieldViolation__Output } from './generated/google/rpc/BadRequest';
 import type { _google_rpc_PreconditionFailure_Violation__Output } from './generated/google/rpc/PreconditionFailure';
 
 export type * as cardengine from './generated/engine_service';
 
 export type {
-  Action, Action__Output, Card, Card__Output, CardChoice__Output, CreateGameResponse__Output,
-  GameEnded__Output, GameUpdate__Output, GameView__Output, GetActionLogResponse__Output,
-  ListGameTypesResponse__Output, LogEntry__Output, PlayerType,
+  Action, Action__Output, Card, Card__Output, CardChoice__Output, ClockPolicy, CreateGameResponse__Output,
+  ExpiryAction, GameEnded__Output, GameInfo__Output, GameState, GameUpdate__Output, GameView__Output,
+  GetActionLogResponse__Output, ListGamesResponse__Output, ListGameTypesResponse__Output, LogEntry__Output,
+  PlayerType, UpdateSeatResponse__Output,
 };
 
 /** The metadata entry a seat token travels in. */
 export declare const SEAT_TOKEN_KEY: 'x-seat-token';
+/** The metadata entry a game's admin token travels in. */
+export declare const ADMIN_TOKEN_KEY: 'x-admin-token';
+/** The metadata entry the `serviceKey` option travels in. */
+export declare const SERVICE_KEY_KEY: 'x-service-key';
 /** The metadata entry the `language` option travels in. */
 export declare const LANGUAGE_KEY: 'accept-language';
 /** The directory cardengine/v1/*.proto are loaded from by default. */
@@ -53,6 +64,38 @@ export interface ClientOptions {
   protosDir?: string;
   /** @grpc/grpc-js client interceptors of every call. */
   interceptors?: Interceptor[];
+  /** A backend's service key, sent as x-service-key with every call (listing, admin calls). */
+  serviceKey?: string;
+}
+
+/** A turn clock in seconds; onExpiry defaults to 'heuristic' ('forfeit' is refused for Hearts). */
+export interface Clock {
+  perDecision: number;
+  bank?: number;
+  onExpiry?: 'random' | 'heuristic' | 'forfeit' | ExpiryAction;
+}
+
+export interface CreateGameOptions {
+  /** A Clock, seconds per decision alone, or a ClockPolicy message. */
+  clock?: Clock | number | ClockPolicy;
+  /** The creator's tags, for listGames filters. */
+  labels?: Record<string, string>;
+}
+
+export interface ListGamesOptions {
+  gameType?: string;
+  state?: 'waiting' | 'running' | 'over' | GameState;
+  /** Every label given must match. */
+  labels?: Record<string, string>;
+  pageSize?: number;
+  pageToken?: string;
+}
+
+export interface UpdateSeatOptions {
+  /** Who plays the seat from now on; omitted keeps who plays it. */
+  playerType?: PlayerType;
+  /** Issue the seat a new token (the reply's `token`); the old one stops working at once. */
+  reissueToken?: boolean;
 }
 
 export interface WatchOptions {
@@ -95,11 +138,27 @@ export declare class EngineClient {
   readonly stub: EngineServiceClient;
   readonly language: string | undefined;
   close(): void;
-  /** The metadata of a call: the seat token and the language, when given. */
-  metadata(token?: string): Metadata;
+  /** The metadata of a call: the seat token, admin token, service key and language, when given. */
+  metadata(token?: string, adminToken?: string | null): Metadata;
   listGameTypes(): Promise<ListGameTypesResponse__Output>;
-  /** Not retried (CreateGame has no request id). */
-  createGame(gameType: string, seats: PlayerType[], seed?: number | string | bigint): Promise<CreateGameResponse__Output>;
+  /** Not retried (CreateGame has no request id). The reply's admin_token is for the backend only. */
+  createGame(gameType: string, seats: PlayerType[], seed?: number | string | bigint | null,
+    options?: CreateGameOptions): Promise<CreateGameResponse__Output>;
+  /** One page of games, newest first; retried after UNAVAILABLE. */
+  listGames(options?: ListGamesOptions): Promise<ListGamesResponse__Output>;
+  /** Every game listGames finds, page after page. */
+  listAllGames(options?: Omit<ListGamesOptions, 'pageToken'>): AsyncGenerator<GameInfo__Output, void, undefined>;
+  /** A game's metadata; adminToken may be omitted with a serviceKey. Retried after UNAVAILABLE. */
+  getGame(gameId: string, adminToken?: string | null): Promise<GameInfo__Output>;
+  /** The seat's player leaves (or resigns); the seat's view after. Sent once. */
+  leaveGame(gameId: string, seat: number, token: string, options?: { resign?: boolean }): Promise<GameView__Output>;
+  /** Hand a seat over and/or issue it a new token. Sent once. */
+  updateSeat(gameId: string, seat: number, adminToken: string | null | undefined,
+    options?: UpdateSeatOptions): Promise<UpdateSeatResponse__Output>;
+  /** End the game now with `reason`, no winner; the spectator's view. Sent once. */
+  endGame(gameId: string, adminToken: string | null | undefined, reason: string): Promise<GameView__Output>;
+  /** A new game from a finished one; ALREADY_EXISTS (ALREADY_REMATCHED) the second time. Sent once. */
+  rematchGame(gameId: string, adminToken: string | null | undefined): Promise<CreateGameResponse__Output>;
   view(gameId: string, seat?: number, token?: string): Promise<GameView__Output>;
   /** Retried after UNAVAILABLE with the same request_id; the service applies it at most once. */
   submit(gameId: string, seat: number, token: string, action: Action, expectedVersion: number | string,
@@ -112,6 +171,9 @@ export declare class EngineClient {
 
 /** new EngineClient(address, options). */
 export declare function createClient(address: string, options?: ClientOptions): EngineClient;
+
+/** The ClockPolicy request message of a clock as createGame takes it. */
+export declare function clockPolicy(clock: Clock | number | ClockPolicy): ClockPolicy;
 
 /** The action of a card choice with `cards` filled in. */
 export declare function chooseCards(choice: CardChoice__Output, cards: Array<Card | Card__Output>): Action__Output;

@@ -1,7 +1,7 @@
 // A small backend in TypeScript using the client; `tsc --noEmit -p test/typescript` checks it
 // against types/ (test/types.test.js), it is not run.
 import { createClient, chooseCards, errorDetails, status } from '../..';
-import type { GameView__Output, WatchItem } from '../..';
+import type { GameInfo__Output, GameView__Output, WatchItem } from '../..';
 
 export async function playOnePass(address: string): Promise<string> {
   const client = createClient(address, { language: 'fr', timeoutMs: 5000 });
@@ -29,6 +29,29 @@ export async function playOnePass(address: string): Promise<string> {
       break;
     }
     return view.status;
+  } finally {
+    client.close();
+  }
+}
+
+// A backend managing one table: a clocked, labelled game, listed, a seat handed back with a
+// new token, ended early and rematched.
+export async function manageTable(address: string, serviceKey: string): Promise<string> {
+  const client = createClient(address, { serviceKey });
+  try {
+    const game = await client.createGame('hearts', ['PLAYER_TYPE_HUMAN', 'PLAYER_TYPE_BOT_RANDOM',
+      'PLAYER_TYPE_BOT_RANDOM', 'PLAYER_TYPE_BOT_RANDOM'], null,
+    { clock: { perDecision: 30, bank: 60, onExpiry: 'heuristic' }, labels: { room: 'a' } });
+    const page = await client.listGames({ state: 'waiting', labels: { room: 'a' }, pageSize: 10 });
+    for await (const each of client.listAllGames({ gameType: 'hearts' })) console.log(each.game_id);
+    const info: GameInfo__Output = await client.getGame(game.game_id, game.admin_token);
+    const deadline = info.clocks[0]?.deadline?.seconds;
+    await client.leaveGame(game.game_id, 0, game.seat_tokens[0].token, { resign: true });
+    const seat = await client.updateSeat(game.game_id, 0, game.admin_token,
+      { playerType: 'PLAYER_TYPE_HUMAN', reissueToken: true });
+    const ended: GameView__Output = await client.endGame(game.game_id, null, 'closing');
+    const rematch = await client.rematchGame(game.game_id, game.admin_token);
+    return [page.next_page_token, deadline, seat.token, ended.outcome?.ended_early, rematch.game_id].join(' ');
   } finally {
     client.close();
   }
