@@ -367,8 +367,9 @@ def test_t_r8_an_early_ending_overrides_nothing_while_the_game_runs() -> None:
     _, rules, record = table("hearts", [HUMAN] * 4)
     assert outcome_of(rules, record) is None
     _, rules, done = finished("hearts")
-    assert outcome_of(rules, done) == rules.outcome(done.state)
-    assert not rules.outcome(done.state).ended_early
+    outcome = rules.outcome(done.state)
+    assert outcome is not None and not outcome.ended_early
+    assert outcome_of(rules, done) == outcome
 
 
 # -- T-R9: rematch seating ------------------------------------------------------------------
@@ -475,7 +476,8 @@ def test_table_changes_are_logged_told_and_replayed_exactly() -> None:
         (0, ClockExpired(ExpiryAction.HEURISTIC_BOT)),
         (0, SeatResigned(True, None)),
     ]
-    record, log, now = origin, [], T0
+    record, now = origin, T0
+    log: list[tuple[int, Any, int]] = []
     for concerned, change in changes:
         now += 1_700
         seat = concerned
