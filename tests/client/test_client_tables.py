@@ -250,7 +250,9 @@ def test_the_terminal_shows_each_human_seats_clock(engine_address: str) -> None:
         deadline = view.clocks[0].deadline
         now = deadline.seconds + deadline.nanos / 1e9 - 75  # 75 s before the service's deadline
         lines = render_clocks(view, now=now)
-        assert lines[0] == "Clock you: 1m 15s left to decide, bank 10m 00s"
+        assert lines[0] == "Clock you: 1m 15s left to decide, on the bank now"
+        earlier = render_clocks(view, now=now - 700)  # before the bank is reached
+        assert earlier[0] == "Clock you: 12m 55s left to decide, the last 10m 00s from the bank"
         assert lines[1].startswith("Clock seat 1: ")
         assert "Clock you:" in render_view(view)
         plain = client.create_game("hearts", SEATS)
@@ -266,4 +268,5 @@ def test_the_terminal_game_takes_a_clock(engine_address: str) -> None:
 
     with EngineClient(engine_address) as client, pytest.raises(EOFError):
         terminal.play(client, input_fn=quit_at_once, output=output, seed=5, clock=120)
-    assert "Clock you: " in output.getvalue() and "bank 2m 00s" in output.getvalue()
+    assert "Clock you: 4m 0" in output.getvalue()  # 120 s a decision and a 120 s bank
+    assert "the last 2m 00s from the bank" in output.getvalue()

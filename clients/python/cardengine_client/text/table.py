@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import Final
 
 from cardengine.v1 import game_pb2
-from google.protobuf import duration_pb2
+from google.protobuf import duration_pb2, timestamp_pb2
 
 from cardengine_client.text.common import player_label, seat_name
 
@@ -37,7 +37,7 @@ def _span(seconds: float) -> str:
 
 
 def render_clocks(view: game_pb2.GameView, now: float | None = None) -> list[str]:
-    """One line per human seat's clock: time left on the running decision, and the bank.
+    """One line per human seat's clock: the time left on a running decision, and the bank.
 
     ``now`` is the current Unix time in seconds (the local clock when ``None``); the deadline
     is the service's, so a skewed local clock shows a skewed count, never a wrong deadline.
@@ -46,16 +46,31 @@ def render_clocks(view: game_pb2.GameView, now: float | None = None) -> list[str
     if not view.clocks:
         return []
     moment = time.time() if now is None else now
-    lines = []
-    for clock in view.clocks:
-        bank = f"bank {_span(_seconds(clock.bank_remaining))}"
-        if clock.HasField("deadline"):
-            left = clock.deadline.seconds + clock.deadline.nanos / 1e9 - moment
-            state = f"{_span(left)} left to decide, {bank}"
-        else:
-            state = bank
-        lines.append(f"Clock {seat_name(view, clock.seat)}: {state}")
-    return lines
+    return [
+        f"Clock {seat_name(view, clock.seat)}: {_clock_text(clock, moment)}"
+        for clock in view.clocks
+    ]
+
+
+def _clock_text(clock: game_pb2.SeatClock, now: float) -> str:
+    """A seat's time, with the bank told as the end of the time left.
+
+    The service's deadline already counts the bank (it is drawn on last), so showing the bank
+    as time on top of the deadline would promise time the seat does not have.
+    """
+    bank = _seconds(clock.bank_remaining)
+    if not clock.HasField("deadline"):
+        return f"bank {_span(bank)}"
+    left = _seconds_of(clock.deadline) - now
+    if bank <= 0:
+        return f"{_span(left)} left to decide, no bank"
+    if left > bank:
+        return f"{_span(left)} left to decide, the last {_span(bank)} from the bank"
+    return f"{_span(left)} left to decide, on the bank now"
+
+
+def _seconds_of(moment: timestamp_pb2.Timestamp) -> float:
+    return moment.seconds + moment.nanos / 1e9
 
 
 def describe_table_event(view: game_pb2.GameView, event: game_pb2.TableEvent) -> str:
