@@ -67,10 +67,11 @@ def filter_of(request: engine_service_pb2.ListGamesRequest) -> GameFilter:
 
 
 def _filter_digest(request: engine_service_pb2.ListGamesRequest) -> str:
-    """A short digest of the request's filters and page size, which a page token carries."""
-    text = repr(
-        (request.game_type, request.state, sorted(request.labels.items()), request.page_size)
-    )
+    """A short digest of the request's filters, which a page token carries.
+
+    The page size is left out: AIP-158 lets it change from page to page.
+    """
+    text = repr((request.game_type, request.state, sorted(request.labels.items())))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -84,7 +84,7 @@ def action_of(action: game_pb2.Action) -> tuple[str, Any]:
 
 
 def labels_of(labels: Mapping[str, str], field_path: str = "labels") -> tuple[tuple[str, str], ...]:
-    """Well-formed labels, sorted by key (T-R11: at most 16, keys as Kubernetes-style names)."""
+    """Well-formed labels, sorted by key: at most 16, keys as in the CreateGame comment."""
     if len(labels) > MAX_LABELS:
         raise MalformedRequest(field_path, f"at most {MAX_LABELS} labels")
     for key, value in labels.items():
