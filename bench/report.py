@@ -240,7 +240,6 @@ def bots_section(figures: dict[str, Any]) -> list[str]:
     ]
     rows = []
     for run in figures["bot_work"]:
-        long_game = run["long_game"]
         for row in run["levels"]:
             real, base = row["beside"], row["alone"]
             errors = {**real["errors"], **{f"alone {k}": v for k, v in base["errors"].items()}}
@@ -255,23 +254,6 @@ def bots_section(figures: dict[str, Any]) -> list[str]:
                     ", ".join(f"{k} {v}" for k, v in errors.items()) or "none",
                 ]
             )
-        rows.append(
-            [
-                _setting_name(run["setting"]),
-                "all-bot game",
-                f"{long_game['moves_per_second']:.0f} bot moves/s",
-                f"CreateGame {long_game['create_p50_ms']:.2f} / "
-                f"{long_game['floor_create_p50_ms']:.2f} = {long_game['create_ratio']:.2f} "
-                f"(max {long_game['create_max_ms']:.2f} ms, "
-                f"{long_game['moves_at_create']} bot moves in it)",
-                "",
-                "load "
-                + " / ".join(f"{x:.2f}" for x in run["load_average"][:3])
-                + " → "
-                + " / ".join(f"{x:.2f}" for x in run["load_average"][3:]),
-                f"{long_game['idle_rounds']} rounds without a bot move",
-            ]
-        )
     header = [
         "bot setting",
         "in flight",
@@ -281,7 +263,34 @@ def bots_section(figures: dict[str, Any]) -> list[str]:
         "waits for the timer loop",
         "errors",
     ]
-    return lines + _table(header, rows)
+    lines += _table(header, rows)
+    rows = []
+    for run in figures["bot_work"]:
+        long_game, load = run["long_game"], run["load_average"]
+        rows.append(
+            [
+                _setting_name(run["setting"]),
+                f"{long_game['moves_per_second']:.0f}",
+                f"{long_game['create_p50_ms']:.2f} / {long_game['floor_create_p50_ms']:.2f} = "
+                f"{long_game['create_ratio']:.2f}",
+                f"{long_game['create_max_ms']:.2f}",
+                long_game["moves_at_create"],
+                long_game["idle_rounds"],
+                " / ".join(f"{x:.2f}" for x in load[:3])
+                + " → "
+                + " / ".join(f"{x:.2f}" for x in load[3:]),
+            ]
+        )
+    header = [
+        "bot setting",
+        "all-bot game: bot moves/s",
+        "its CreateGame p50 ms / all-human's",
+        "its CreateGame max ms",
+        "bot moves in its CreateGame",
+        "rounds it made no move",
+        "load average before → after",
+    ]
+    return [*lines, "", *_table(header, rows)]
 
 
 def storage_section(figures: dict[str, Any]) -> list[str]:
