@@ -60,7 +60,7 @@ class Plan:
     scaling_in_flight: int = 64
     idle_in_flight: int = 16
     fanout_game: str = "hearts"
-    bot_settings: tuple[bots.BotSetting, ...] = (bots.ENGINE_DEFAULTS, bots.SMALL_SLICES)
+    bot_settings: tuple[bots.BotSetting, ...] = (bots.ENGINE_DEFAULTS, bots.ON_EVENT_LOOP)
     bot_levels: tuple[int, ...] = (1, 16)
     bot_seconds: float = 4.0
 

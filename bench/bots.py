@@ -1,9 +1,11 @@
 """Part 6: bot work beside people. Does a long all-bot game slow down the people's moves?
 
 Bot work per request is bounded (T-R10) and a game left with bots to move is played on by
-the server's timer loop in slices, each at most ``bot_moves_per_call`` moves or
-``bot_seconds_per_call`` seconds, the loop spending at most ``timer_share`` of the process's
-time. This part measures what that costs normal traffic, on one engine process per setting:
+the timer loop in slices, each at most ``bot_moves_per_slice`` moves or
+``bot_seconds_per_slice`` seconds. The loop runs in timer worker processes at the lowest CPU
+priority (the default), or on the server's event loop spending at most ``timer_share`` of
+its time. This part measures what that costs normal traffic, on one engine server per
+setting:
 
 * **Normal traffic**: Hearts games of one human seat (this client) and three random bots, at
   1 and 16 calls in flight; each caller plays its own game with random legal moves taken from
@@ -31,7 +33,7 @@ import os
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Final
 
 import grpc
@@ -42,7 +44,7 @@ from bench.driver import RunResult, open_stubs, random_legal, token_metadata
 from bench.servers import cpu_seconds, engine_servers
 from bench.service import ROUNDS, WARMUP_SECONDS, ratio
 from engine_service.devtools.local import redis_server
-from engine_service.settings import Settings
+from engine_service.settings import DEFAULT_BACKGROUND_WORKERS, Settings
 
 HUMAN: Final = game_pb2.PLAYER_TYPE_HUMAN
 RANDOM_BOT: Final = game_pb2.PLAYER_TYPE_BOT_RANDOM
@@ -61,26 +63,36 @@ ADMIN_TOKEN_KEY: Final = "x-admin-token"
 
 @dataclass(frozen=True)
 class BotSetting:
-    """The engine settings bot work is bounded by."""
+    """Where the timer loop runs and how its slices are bounded.
+
+    ``workers`` 0 runs the loop on the server's event loop, paced to ``share`` of the time;
+    otherwise it runs in that many timer worker processes at the lowest CPU priority.
+    """
 
     moves: int
     seconds: float
     share: float
+    workers: int
 
     def flags(self) -> list[str]:
         """The engine server's command-line flags for this setting."""
         return [
-            f"--bot-moves-per-call={self.moves}",
-            f"--bot-seconds-per-call={self.seconds}",
+            f"--bot-moves-per-slice={self.moves}",
+            f"--bot-seconds-per-slice={self.seconds}",
             f"--timer-share={self.share}",
+            f"--background-workers={self.workers}",
         ]
 
 
 _DEFAULTS = Settings()
 ENGINE_DEFAULTS: Final = BotSetting(
-    _DEFAULTS.bot_moves_per_call, _DEFAULTS.bot_seconds_per_call, _DEFAULTS.timer_share
+    _DEFAULTS.bot_moves_per_slice,
+    _DEFAULTS.bot_seconds_per_slice,
+    _DEFAULTS.timer_share,
+    DEFAULT_BACKGROUND_WORKERS,
 )
-SMALL_SLICES: Final = BotSetting(16, 0.002, 0.1)
+ON_EVENT_LOOP: Final = replace(ENGINE_DEFAULTS, workers=0)
+"""The same slices played on the server's event loop: what the timer workers buy."""
 
 
 @dataclass
@@ -315,12 +327,13 @@ def main() -> None:
     """Run this part alone with chosen settings and print its figures as JSON."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--moves", type=int, default=ENGINE_DEFAULTS.moves)
-    parser.add_argument("--seconds-per-call", type=float, default=ENGINE_DEFAULTS.seconds)
+    parser.add_argument("--seconds-per-slice", type=float, default=ENGINE_DEFAULTS.seconds)
     parser.add_argument("--share", type=float, default=ENGINE_DEFAULTS.share)
+    parser.add_argument("--workers", type=int, default=ENGINE_DEFAULTS.workers)
     parser.add_argument("--levels", type=int, nargs="+", default=[1, 16])
     parser.add_argument("--seconds", type=float, default=4.0, help="per side and level")
     args = parser.parse_args()
-    setting = BotSetting(args.moves, args.seconds_per_call, args.share)
+    setting = BotSetting(args.moves, args.seconds_per_slice, args.share, args.workers)
     with redis_server() as url:
         print(json.dumps(beside_bots(url, setting, args.levels, args.seconds), indent=2))
 

@@ -217,10 +217,12 @@ def fanout_section(figures: dict[str, Any]) -> list[str]:
 
 
 def _setting_name(setting: dict[str, Any]) -> str:
-    return (
-        f"{setting['moves']} moves / {setting['seconds'] * 1000:g} ms per slice, "
-        f"timer share {setting['share']:g}"
+    where = (
+        f"{setting['workers']} timer worker(s)"
+        if setting["workers"]
+        else f"on the event loop, share {setting['share']:g}"
     )
+    return f"{setting['moves']} moves / {setting['seconds'] * 1000:g} ms per slice, {where}"
 
 
 def bots_section(figures: dict[str, Any]) -> list[str]:

@@ -7,6 +7,8 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from engine_service.app.play import REQUEST_BUDGET, SLICE_BUDGET
+
 
 @dataclass(frozen=True, slots=True)
 class Settings:
@@ -29,12 +31,19 @@ class Settings:
         web_port: HTTP port of the browser table (the page and its gRPC-Web endpoint, see
             :mod:`engine_service.web.gateway`) on the host of ``address``; 0 serves none.
             ``make run`` turns it on (8080).
-        bot_moves_per_call: the most bot moves one request or one timer slice makes (T-R10).
-        bot_seconds_per_call: the most time one request or timer slice spends on bot moves.
+        bot_moves_per_call: the most bot moves one request makes (T-R10).
+        bot_seconds_per_call: the most time one request spends on bot moves.
+        bot_moves_per_slice: the most bot moves one slice of the timer loop makes.
+        bot_seconds_per_slice: the most time one slice of the timer loop spends on bot moves.
         timer_interval_seconds: how often the timer loop looks for due clocks and bot games.
-        timer_share: the fraction of the process's time the timer loop may spend on slices.
+        timer_share: the fraction of the process's time the timer loop may spend on slices
+            when it plays them on the event loop (no background workers).
         service_keys: the keys backends send as ``x-service-key`` to list games and manage
             any game; empty: ListGames and GetGame need no key (a local setup).
+        background_workers: processes that run the timer loop at the lowest CPU priority
+            (:mod:`engine_service.api.timer_workers`); 0 runs it on the server's event loop.
+            Off here so in-process servers start no processes of their own; the command line
+            defaults to :data:`DEFAULT_BACKGROUND_WORKERS`.
     """
 
     address: str = "127.0.0.1:50051"
@@ -48,13 +57,18 @@ class Settings:
     log_level: str = "INFO"
     metrics_port: int = 0
     web_port: int = 0
-    bot_moves_per_call: int = 100
-    bot_seconds_per_call: float = 0.02
+    bot_moves_per_call: int = REQUEST_BUDGET.moves
+    bot_seconds_per_call: float = REQUEST_BUDGET.seconds
+    bot_moves_per_slice: int = SLICE_BUDGET.moves
+    bot_seconds_per_slice: float = SLICE_BUDGET.seconds
     timer_interval_seconds: float = 0.05
     timer_share: float = 0.25
     service_keys: tuple[str, ...] = ()
+    background_workers: int = 0
 
 
+DEFAULT_BACKGROUND_WORKERS = 1
+"""Timer workers of ``python -m engine_service``: bot slices never hold its event loop."""
 DEFAULT_METRICS_PORT = 9464
 """The metrics port of ``python -m engine_service``; each process on a host needs its own."""
 
@@ -148,15 +162,29 @@ def parse_settings(
         "--bot-moves-per-call",
         type=int,
         default=int(env("ENGINE_BOT_MOVES_PER_CALL", base.bot_moves_per_call)),
-        help="the most bot moves one request or timer slice makes; the rest follows in later "
+        help="the most bot moves one request makes; the rest follows in the timer loop's "
         f"slices (environment ENGINE_BOT_MOVES_PER_CALL; default {base.bot_moves_per_call})",
     )
     parser.add_argument(
         "--bot-seconds-per-call",
         type=float,
         default=float(env("ENGINE_BOT_SECONDS_PER_CALL", base.bot_seconds_per_call)),
-        help="the most time one request or timer slice spends on bot moves (environment "
+        help="the most time one request spends on bot moves (environment "
         f"ENGINE_BOT_SECONDS_PER_CALL; default {base.bot_seconds_per_call})",
+    )
+    parser.add_argument(
+        "--bot-moves-per-slice",
+        type=int,
+        default=int(env("ENGINE_BOT_MOVES_PER_SLICE", base.bot_moves_per_slice)),
+        help="the most bot moves one slice of the timer loop makes (environment "
+        f"ENGINE_BOT_MOVES_PER_SLICE; default {base.bot_moves_per_slice})",
+    )
+    parser.add_argument(
+        "--bot-seconds-per-slice",
+        type=float,
+        default=float(env("ENGINE_BOT_SECONDS_PER_SLICE", base.bot_seconds_per_slice)),
+        help="the most time one slice of the timer loop spends on bot moves (environment "
+        f"ENGINE_BOT_SECONDS_PER_SLICE; default {base.bot_seconds_per_slice})",
     )
     parser.add_argument(
         "--timer-interval-seconds",
@@ -169,8 +197,9 @@ def parse_settings(
         "--timer-share",
         type=float,
         default=float(env("ENGINE_TIMER_SHARE", base.timer_share)),
-        help="the fraction of the process's time the timer loop may spend playing bots "
-        f"(environment ENGINE_TIMER_SHARE; default {base.timer_share})",
+        help="the fraction of the process's time the timer loop may spend playing bots on the "
+        "event loop, with --background-workers 0 (environment ENGINE_TIMER_SHARE; default "
+        f"{base.timer_share})",
     )
     parser.add_argument(
         "--service-key",
@@ -180,6 +209,14 @@ def parse_settings(
         help="a key backends send as x-service-key to list and manage games; repeat for "
         "several (environment ENGINE_SERVICE_KEYS, comma-separated; default none: listing "
         "needs no key)",
+    )
+    parser.add_argument(
+        "--background-workers",
+        type=int,
+        default=int(env("ENGINE_BACKGROUND_WORKERS", DEFAULT_BACKGROUND_WORKERS)),
+        help="processes that run the timer loop (clocks, bot games played on in slices) at the "
+        "lowest CPU priority; 0 runs it on the server's event loop (environment "
+        f"ENGINE_BACKGROUND_WORKERS; default {DEFAULT_BACKGROUND_WORKERS})",
     )
     args = parser.parse_args(argv)
     values = vars(args)

@@ -24,8 +24,8 @@ from engine_service.api import metrics
 from engine_service.api.logs import configure_logging
 from engine_service.api.reflection import enable_reflection
 from engine_service.api.servicer import EngineServicer
+from engine_service.api.timer_workers import TimerWorkers, engine_for, timer_settings
 from engine_service.app.engine import Engine
-from engine_service.app.play import BotBudget
 from engine_service.app.seats import ServiceKeys
 from engine_service.app.timers import TimerSettings, run_timers
 from engine_service.settings import Settings, parse_settings
@@ -62,6 +62,7 @@ class EngineServer:
     engine: Engine
     timer_settings: TimerSettings
     web: WebGateway | None = None
+    workers: TimerWorkers | None = None
     _timers: asyncio.Task[None] | None = None
     _timers_stop: asyncio.Event | None = None
 
@@ -71,10 +72,13 @@ class EngineServer:
         await self.server.start()
         if self.web is not None:
             await self.web.start()
-        self._timers_stop = asyncio.Event()
-        self._timers = asyncio.create_task(
-            run_timers(self.engine, self.timer_settings, self._timers_stop)
-        )
+        if self.workers is not None:
+            self.workers.start()
+        else:
+            self._timers_stop = asyncio.Event()
+            self._timers = asyncio.create_task(
+                run_timers(self.engine, self.timer_settings, self._timers_stop)
+            )
 
     async def stop(self, grace_seconds: float) -> None:
         """Report NOT_SERVING, end watch streams, let unary calls finish, close Redis."""
@@ -82,6 +86,8 @@ class EngineServer:
         if self._timers is not None and self._timers_stop is not None:
             self._timers_stop.set()
             await self._timers
+        if self.workers is not None:
+            await self.workers.stop(grace_seconds)
         await self.feed.stop()
         if self.web is not None:
             await self.web.stop()
@@ -104,8 +110,7 @@ async def build_server(settings: Settings) -> EngineServer:
     feed = RedisEventFeed(settings.redis_url, store.client, settings.watcher_queue_limit)
     interceptors = [metrics.MetricsInterceptor()] if settings.metrics_port else []
     server = new_grpc_server(interceptors)
-    budget = BotBudget(settings.bot_moves_per_call, settings.bot_seconds_per_call)
-    engine = Engine(store, budget=budget)
+    engine = engine_for(settings, store)
     keys = ServiceKeys.of(settings.service_keys)
     servicer = EngineServicer(engine, feed, settings.watch_idle_seconds, keys)
     engine_service_pb2_grpc.add_EngineServiceServicer_to_server(servicer, server)
@@ -124,8 +129,9 @@ async def build_server(settings: Settings) -> EngineServer:
         host = settings.address.rsplit(":", 1)[0].strip("[]")
         register = engine_service_pb2_grpc.add_EngineServiceServicer_to_server
         web = WebGateway(servicer, register, host, settings.web_port, settings.grace_seconds)
-    timers = TimerSettings(settings.timer_interval_seconds, settings.timer_share)
-    return EngineServer(server, port, health_servicer, feed, store, engine, timers, web)
+    workers = TimerWorkers(settings) if settings.background_workers else None
+    timers = timer_settings(settings, on_event_loop=workers is None)
+    return EngineServer(server, port, health_servicer, feed, store, engine, timers, web, workers)
 
 
 async def serve_until(

@@ -15,47 +15,42 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol, TypeVar
 
 from engine_service.app.play import (
+    REQUEST_BUDGET,
+    SLICE_BUDGET,
     BotBudget,
     Move,
     SeatView,
-    bot_move,
-    bot_seats,
     listing_of,
     play_bots,
     seat_view,
     step,
 )
 from engine_service.app.seats import authorize, new_token
+from engine_service.app.settle import Settled, due_slice, new_versions, settle
 from engine_service.codec.record import (
     decode_log_entry,
     decode_record,
-    encode_events,
-    encode_log_entry,
     encode_record,
 )
 from engine_service.core.errors import GameNotFound, MalformedRequest, VersionConflict
 from engine_service.core.protocol import GameSpec, Rules
 from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
 from engine_service.core.table import (
-    ClockExpired,
     ClockPolicy,
     ExpiryAction,
     TableChange,
     check_can_act,
     check_change,
-    first_deadline,
     initial_clocks,
     outcome_of,
-    seats_to_act,
     tick_clocks,
 )
 from engine_service.games import REGISTRY
-from engine_service.store.protocol import GameIndex, GameStore, NewVersion
+from engine_service.store.protocol import GameIndex, GameStore
 
 VERSION_BYTES: Final = 8
 WRITE_ATTEMPTS: Final = 8
 """How often a move whose write lost a race is judged again (simultaneous moves only)."""
-DEFAULT_BUDGET: Final = BotBudget()
 MAX_PAGE_SIZE: Final = 1000
 """Most log entries one GetActionLog page holds (AIP-158: larger sizes are lowered to it)."""
 
@@ -140,7 +135,8 @@ class Engine:
 
     Bot work per call is bounded by ``budget`` (T-R10); a game left with bots to move is due
     at once in the store's index, and the timer loop (:mod:`engine_service.app.timers`)
-    moves it on through :meth:`advance`, as it fires turn clocks.
+    moves it on through :meth:`advance`, in slices bounded by ``slice_budget``, as it fires
+    turn clocks.
     """
 
     def __init__(
@@ -148,12 +144,14 @@ class Engine:
         store: Store,
         registry: Mapping[str, GameSpec[Any, Any, Any, Any]] = REGISTRY,
         clock: Clock = time.time,
-        budget: BotBudget = DEFAULT_BUDGET,
+        budget: BotBudget = REQUEST_BUDGET,
         work_clock: Clock = time.perf_counter,
+        slice_budget: BotBudget = SLICE_BUDGET,
     ) -> None:
         self.store = store
         self.registry = registry
         self.budget = budget
+        self.slice_budget = slice_budget
         self._clock = clock
         self._work_clock = work_clock
 
@@ -228,7 +226,7 @@ class Engine:
             game_id,
             encode_record(origin),
             encode_record(record),
-            self._new_versions(game_type, moves, now),
+            new_versions(game_type, moves, now),
             listing_of(rules, record, now),
         )
         view = seat_view(rules, game_id, record, version, None)
@@ -351,42 +349,14 @@ class Engine:
         except GameNotFound:
             await self.store.drop_due(game_id)
             return False
-        record = decode_record(stored.snapshot)
-        spec = self.registry[record.game_type]
-        rules = spec.make_rules(record.config)
-        now = self.now_ms()
-        moves: list[Move] = []
-        expired = first_deadline(record)
-        if not bot_seats(rules, record) and expired is not None and expired[0] <= now:
-            record, moves = self._expire(spec, rules, record, expired[1], stored.version, now)
-        if not moves and not bot_seats(rules, record):
+        settled = due_slice(stored.snapshot, stored.version, self.now_ms(), self.slice_budget)
+        if settled is None:
             return False
         try:
-            await self.finish(game_id, stored.version, spec, rules, record, moves, now)
+            await self._write(game_id, stored.version, settled)
         except (_LostRace, GameNotFound):
             return False
         return True
-
-    @staticmethod
-    def _expire(
-        spec: GameSpec[Any, Any, Any, Any],
-        rules: Rules[Any, Any, Any],
-        record: GameRecord,
-        seat: int,
-        version: int,
-        now: int,
-    ) -> tuple[GameRecord, list[Move]]:
-        """A seat's clock ran out (T-R5): the expiry entry, then its bot's move or a forfeit."""
-        assert record.clock is not None  # only a clock has deadlines
-        policy = record.clock.on_expiry
-        record, expiry = step(spec, rules, record, seat, ClockExpired(policy), now)
-        moves = [expiry]
-        bot = policy.bot
-        if bot is not None and seat in seats_to_act(rules, record):
-            action = bot_move(spec, rules, record, seat, bot, version + 1)
-            record, move = step(spec, rules, record, seat, action, now)
-            moves.append(move)
-        return record, moves
 
     async def finish(
         self,
@@ -407,25 +377,29 @@ class Engine:
         Raises:
             _LostRace: another writer changed the game since ``base_version``.
         """
-        start = base_version + len(moves)
-        record, bot_moves = play_bots(
-            spec, rules, record, start, now, self.budget, self._work_clock
+        settled = settle(
+            spec, rules, record, base_version, moves, now, self.budget, self._work_clock
         )
-        written = [*moves, *bot_moves]
-        version = base_version + len(written)
+        await self._write(game_id, base_version, settled, request_key)
+        return settled.record, settled.version
+
+    async def _write(
+        self, game_id: str, base_version: int, settled: Settled, request_key: str | None = None
+    ) -> None:
+        """One compare-and-set of a settled write on ``base_version``; raises _LostRace."""
+        reply = settled.version.to_bytes(VERSION_BYTES, "big") if request_key else b""
         try:
             await self.store.save(
                 game_id,
                 base_version,
-                encode_record(record),
-                self._new_versions(record.game_type, written, now),
-                listing_of(rules, record, now),
+                settled.snapshot,
+                settled.versions,
+                settled.listing,
                 request_key,
-                version.to_bytes(VERSION_BYTES, "big") if request_key is not None else b"",
+                reply,
             )
         except VersionConflict as conflict:
             raise _LostRace(conflict) from conflict
-        return record, version
 
     async def _retrying(self, attempt: Callable[[], Awaitable[T]]) -> T:
         """Run a write again when it lost a compare-and-set race, at most WRITE_ATTEMPTS times."""
@@ -520,17 +494,6 @@ class Engine:
             logged = decode_log_entry(record.game_type, raw)
             if logged.seat == seat or not rules.is_secret(logged.action):
                 raise VersionConflict(expected, current)
-
-    @staticmethod
-    def _new_versions(game_type: str, moves: Sequence[Move], now_ms: int) -> list[NewVersion]:
-        """The log entries and events of ``moves``, stamped with ``now_ms``."""
-        return [
-            NewVersion(
-                entry=encode_log_entry(game_type, move.seat, move.action, now_ms),
-                events=encode_events(game_type, move.events),
-            )
-            for move in moves
-        ]
 
     async def state_at(self, game_id: str, version: int) -> GameRecord:
         """The game as it was at ``version``, rebuilt from the record as created and the log."""

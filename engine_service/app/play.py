@@ -42,8 +42,14 @@ class BotBudget:
     version it is made at.
     """
 
-    moves: int = 100
-    seconds: float = 0.02
+    moves: int
+    seconds: float
+
+
+REQUEST_BUDGET: Final = BotBudget(100, 0.02)
+"""The bots' replies within one request: enough for every game's replies to a move."""
+SLICE_BUDGET: Final = BotBudget(16, 0.005)
+"""One slice of the timer loop: short, so a slice's write holds Redis only briefly."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from bench.load import generate
 from bench.servers import floor_server
 from engine_service.codec.record import decode_record, encode_record
 from engine_service.games import REGISTRY
+from engine_service.settings import Settings
 from engine_service.store.keys import events_key, game_key, log_key
 
 pytestmark = pytest.mark.service
@@ -82,7 +83,7 @@ def test_storage_part_reports_every_game(redis_url):
 
 def test_bots_part_plays_beside_a_long_all_bot_game_in_bounded_slices(redis_url):
     """T-R10: the all-bot game's CreateGame makes at most one slice of moves, the rest follow."""
-    setting = bots.BotSetting(moves=16, seconds=0.002, share=0.1)
+    setting = replace(bots.ENGINE_DEFAULTS, moves=16, seconds=0.002)
     other_db = redis_url.rsplit("/", 1)[0] + "/2"
     run = bots.beside_bots(other_db, setting, [1, 2], 0.3)
     assert [row["in_flight"] for row in run["levels"]] == [1, 2]
@@ -91,7 +92,7 @@ def test_bots_part_plays_beside_a_long_all_bot_game_in_bounded_slices(redis_url)
             assert row[side]["calls"] > 0
             assert row[side]["errors"] == {}
     long_game = run["long_game"]
-    assert 0 < long_game["moves_at_create"] <= setting.moves
+    assert 0 < long_game["moves_at_create"] <= Settings().bot_moves_per_call
     assert long_game["moves"] > 0
 
 
