@@ -1,5 +1,5 @@
-"""``python -m engine_service``: serve the engine (see ``--help``)."""
+"""``python -m engine_service``: serve the engine, one process per core (see ``--help``)."""
 
-from engine_service.api.server import main
+from engine_service.api.launcher import main
 
 main()

@@ -44,6 +44,10 @@ class Settings:
             (:mod:`engine_service.api.timer_workers`); 0 runs it on the server's event loop.
             Off here so in-process servers start no processes of their own; the command line
             defaults to :data:`DEFAULT_BACKGROUND_WORKERS`.
+        processes: server processes serving ``address`` together (``SO_REUSEPORT``), started
+            and supervised by :mod:`engine_service.api.launcher`; one interpreter uses one
+            core. Off (1) here so in-process servers stay one process; the command line
+            defaults to :data:`DEFAULT_PROCESSES`, the cores this process may run on.
     """
 
     address: str = "127.0.0.1:50051"
@@ -65,12 +69,17 @@ class Settings:
     timer_share: float = 0.25
     service_keys: tuple[str, ...] = ()
     background_workers: int = 0
+    processes: int = 1
 
 
 DEFAULT_BACKGROUND_WORKERS = 1
 """Timer workers of ``python -m engine_service``: bot slices never hold its event loop."""
 DEFAULT_METRICS_PORT = 9464
 """The metrics port of ``python -m engine_service``; each process on a host needs its own."""
+DEFAULT_PROCESSES = (
+    len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+) or 1
+"""Server processes of ``python -m engine_service``: one per core it may run on."""
 
 
 def parse_settings(
@@ -217,6 +226,14 @@ def parse_settings(
         help="processes that run the timer loop (clocks, bot games played on in slices) at the "
         "lowest CPU priority; 0 runs it on the server's event loop (environment "
         f"ENGINE_BACKGROUND_WORKERS; default {DEFAULT_BACKGROUND_WORKERS})",
+    )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=int(env("ENGINE_PROCESSES", DEFAULT_PROCESSES)),
+        help="server processes serving --address together (SO_REUSEPORT), supervised by this "
+        "one; more than 1 needs a fixed port (environment ENGINE_PROCESSES; default: one per "
+        f"core, {DEFAULT_PROCESSES} here)",
     )
     args = parser.parse_args(argv)
     values = vars(args)
