@@ -1,7 +1,9 @@
 """Server processes for the service parts: engine servers and the floor server, on loopback.
 
 Servers run in their own processes so that the load generator (this process) does not share
-their interpreter lock. Several engine processes may serve one address (``SO_REUSEPORT``).
+their interpreter lock. Several engine processes serve one address as a process group of
+``python -m engine_service --processes N`` (:mod:`engine_service.api.launcher`), the way the
+service is deployed.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import grpc
 
@@ -23,50 +26,76 @@ STARTUP_SECONDS = 20.0
 ROOT = Path(__file__).resolve().parents[1]
 """The repository, where ``python -m bench.floor`` finds the ``bench`` package."""
 _SERVING: dict[str, list[int]] = {}
-"""Process ids of the servers running now, by address."""
+"""Process ids of the servers started here and running now, by address."""
 _TICKS = os.sysconf("SC_CLK_TCK")
+SERVING_LINE = b'"msg": "serving",'
+"""How a server process's log says it takes calls (engine and floor alike)."""
+
+
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its descendants now: a group's server processes and their timer workers."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:  # gone meanwhile
+        return []
+    return [pid, *(p for child in children for p in _tree(int(child)))]
 
 
 def cpu_seconds(address: str) -> float:
     """CPU time used so far by the server processes on ``address`` (Linux ``/proc``).
 
     On a machine shared with other work this is steadier than wall time: it counts only
-    what the server itself ran.
+    what the server itself ran, in every process of its group.
     """
     total = 0
-    for pid in _SERVING.get(address, []):
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime
+    for root in _SERVING.get(address, []):
+        for pid in _tree(root):
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += int(fields[11]) + int(fields[12])  # utime, stime
     return total / _TICKS
 
 
-def _wait_ready(address: str, processes: list[subprocess.Popen[bytes]]) -> None:
+def _wait_ready(
+    address: str, processes: list[subprocess.Popen[bytes]], log: IO[bytes], serving: int
+) -> None:
+    """Until the address takes calls and ``serving`` server processes have said they serve."""
     deadline = time.monotonic() + STARTUP_SECONDS
     with grpc.insecure_channel(address) as channel:
         while True:
             try:
                 grpc.channel_ready_future(channel).result(timeout=0.5)
-                return
+                # pread: the servers write through the same file offset, which must not move.
+                written = os.pread(log.fileno(), os.fstat(log.fileno()).st_size, 0)
+                if written.count(SERVING_LINE) >= serving:
+                    return
+                time.sleep(0.1)
             except grpc.FutureTimeoutError:
-                if any(p.poll() is not None for p in processes) or time.monotonic() > deadline:
-                    raise RuntimeError(f"server on {address} did not start") from None
+                pass
+            if any(p.poll() is not None for p in processes) or time.monotonic() > deadline:
+                raise RuntimeError(f"server on {address} did not start")
 
 
 @contextlib.contextmanager
-def _processes(commands: list[list[str]], address: str) -> Iterator[str]:
-    """Start the commands; their logs (one JSON line per RPC, as in production) go to a file."""
+def _processes(commands: list[list[str]], address: str, serving: int = 0) -> Iterator[str]:
+    """Start the commands; their logs (one JSON line per RPC, as in production) go to a file.
+
+    Ready once ``serving`` processes have logged that they serve (a group's children bind
+    one after another; the first to bind answers already).
+    """
     with tempfile.TemporaryFile() as log:
         processes = [
             subprocess.Popen(command, stdout=log, stderr=log, cwd=ROOT) for command in commands
         ]
         try:
             try:
-                _wait_ready(address, processes)
+                _wait_ready(address, processes, log, serving)
             except RuntimeError:
                 log.seek(0)
                 sys.stderr.write(log.read()[-4000:].decode(errors="replace"))
                 raise
-            time.sleep(0.2 * (len(processes) - 1))  # every process has bound, not just one
             _SERVING[address] = [p.pid for p in processes]
             yield address
         finally:
@@ -80,10 +109,9 @@ def _processes(commands: list[list[str]], address: str) -> Iterator[str]:
 def engine_servers(
     redis_url: str, processes: int = 1, *extra: str
 ) -> contextlib.AbstractContextManager[str]:
-    """``processes`` engine servers on one loopback address; yields the address.
+    """``processes`` engine servers on one loopback address, one group; yields the address.
 
-    Without the metrics exporter and its interceptor: the floor server has neither, and
-    several processes on one host could not all bind the default metrics port. ``extra``
+    Without the metrics exporter and its interceptor: the floor server has neither. ``extra``
     are further command-line flags (settings).
     """
     address = f"127.0.0.1:{free_port()}"
@@ -95,9 +123,10 @@ def engine_servers(
         f"--redis-url={redis_url}",
         "--no-reflection",
         "--metrics-port=0",
+        f"--processes={processes}",
         *extra,
     ]
-    return _processes([command] * processes, address)
+    return _processes([command], address, serving=processes)
 
 
 def floor_server(redis_url: str) -> contextlib.AbstractContextManager[str]:
