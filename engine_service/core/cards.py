@@ -14,7 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from enum import IntEnum
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from _typeshed import IdentityFunction
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # an install without mypy: only the compiled build reads the marker
+
+    def mypyc_attr(*_attrs: str, **_flags: object) -> IdentityFunction:
+        """Stand-in for mypyc's class marker: leaves the class as written."""
+        return lambda cls: cls
 
 
 class Suit(IntEnum):
@@ -42,6 +53,7 @@ SUIT_SIZE: Final = 13
 DECK_SIZE: Final = 52
 
 
+@mypyc_attr(native_class=False)  # mypyc compiles no subclass of int as a native class
 class Card(int):
     """One card of a 52-card deck, ranked 2..14 (ace high) within its suit."""
 
