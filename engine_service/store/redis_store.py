@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any, Final
 
+import hiredis
 import redis.asyncio as redis
 
 from engine_service.core.errors import GameNotFound, VersionConflict
@@ -54,6 +55,29 @@ return 0
 DEFAULT_EVENT_RETENTION: Final = 10_000
 """Versions of events kept per game: a whole Hearts game or a long Guandan match."""
 _SUMMARY_FIELDS: Final = ["v", "s", "t", "n"]
+_PLAIN_ARGS: Final = frozenset({bytes, str, int})
+"""Argument types that hiredis packs exactly as redis-py's own encoder does."""
+
+
+class PackedConnection(redis.Connection):
+    """A connection that packs commands with hiredis's C packer when it can.
+
+    redis-py's asyncio connection packs every command in Python, argument by argument; a
+    move's save sends some twenty arguments, a snapshot among them, and that packing cost
+    about 40 µs of CPU per move. Commands with any other argument type (floats, a command
+    name of two words such as ``SCRIPT LOAD``) keep redis-py's packer, so the bytes sent are
+    the same either way.
+    """
+
+    def pack_command(self, *args: Any) -> list[bytes]:
+        """The command in the Redis protocol, as one buffer when hiredis can pack it."""
+        first = args[0]
+        if (isinstance(first, str) and " " in first) or any(
+            type(arg) not in _PLAIN_ARGS for arg in args
+        ):
+            return super().pack_command(*args)
+        packed: bytes = hiredis.pack_command(args)
+        return [packed]
 
 
 def stored_version(entry_id: bytes | str, fields: dict[bytes, bytes]) -> StoredVersion:
@@ -107,7 +131,9 @@ class RedisGameStore:
         max_connections: int = 64,
     ) -> RedisGameStore:
         """A store with its own connection pool."""
-        pool = redis.BlockingConnectionPool.from_url(url, max_connections=max_connections)
+        pool = redis.BlockingConnectionPool.from_url(
+            url, max_connections=max_connections, connection_class=PackedConnection
+        )
         return cls(redis.Redis(connection_pool=pool), ttl_seconds, event_retention)
 
     async def create(
