@@ -7,7 +7,6 @@ rule for who takes it (suit led only, or trumps too).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from engine_service.core.cards import Card
 
@@ -16,15 +15,22 @@ from engine_service.core.cards import Card
 class SeatedTrick:
     """A trick: who led it and the cards played so far, in play order.
 
+    Each game's trick says how many seats it has (:attr:`seats`, a property rather than a
+    ``ClassVar``: mypyc's compiled dataclasses take a class variable given a value in a
+    subclass for a field with a default, which breaks the field order).
+
     Attributes:
-        seats: how many seats the game has (a class constant of each game's trick).
         leader: the seat that led.
         cards: the cards played so far, the leader's first.
     """
 
-    seats: ClassVar[int]
     leader: int
     cards: tuple[Card, ...] = ()
+
+    @property
+    def seats(self) -> int:
+        """How many seats the game has; each game's trick overrides this."""
+        raise NotImplementedError
 
     def seat_of(self, index: int) -> int:
         """The seat that played the ``index``-th card: seats follow the leader in turn."""

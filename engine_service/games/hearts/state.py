@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import ClassVar
 
 from engine_service.core.cards import SUIT_SIZE
 from engine_service.core.tricks import SeatedTrick
@@ -48,7 +47,10 @@ _DIRECTIONS: tuple[PassDirection, ...] = tuple(PassDirection)
 class Trick(SeatedTrick):
     """A Hearts trick, among four seats."""
 
-    seats: ClassVar[int] = SEATS
+    @property
+    def seats(self) -> int:
+        """Four seats."""
+        return SEATS
 
     @property
     def winner(self) -> int | None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import ClassVar
 
 from engine_service.core.cards import Card, Suit
 from engine_service.core.tricks import SeatedTrick
@@ -44,7 +43,10 @@ class Bid:
 class Trick(SeatedTrick):
     """A Klaberjass trick, between the two seats."""
 
-    seats: ClassVar[int] = SEATS
+    @property
+    def seats(self) -> int:
+        """Four seats."""
+        return SEATS
 
     def winner(self, trump: Suit) -> int | None:
         """The seat taking a complete trick, ``None`` before both have played (K-R19)."""
