@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from typing import Final
 
 from cardengine.v1 import game_pb2, hearts_pb2
 
@@ -31,16 +33,34 @@ from engine_service.games.hearts.state import FinishedHand, HeartsState, Phase, 
 from engine_service.games.hearts.view import HeartsView
 from engine_service.storage_pb import hearts_state_pb2, snapshot_pb2
 
+TRICKS_REMEMBERED: Final = 8192
+"""Encoded tricks kept (a few hundred bytes each): 26 per game in play (this hand and the last)."""
 
+
+@functools.lru_cache(maxsize=TRICKS_REMEMBERED)
 def _encode_trick(trick: Trick) -> hearts_pb2.HeartsTrick:
-    message = hearts_pb2.HeartsTrick(leader=trick.leader, cards=encode_cards(trick.cards))
-    if trick.winner is not None:
-        message.winner = trick.winner
-        message.points = trick_points(mask_of(trick.cards))
-    return message
+    """A trick's proto, built once: every later view of its hand and the next shows it again.
+
+    Shared between views, so it is only ever copied (``CopyFrom``, ``extend``); tricks are
+    immutable values, hashable by design.
+    """
+    winner = trick.winner
+    if winner is None:
+        return hearts_pb2.HeartsTrick(leader=trick.leader, cards=encode_cards(trick.cards))
+    return hearts_pb2.HeartsTrick(
+        leader=trick.leader,
+        cards=encode_cards(trick.cards),
+        winner=winner,
+        points=trick_points(mask_of(trick.cards)),
+    )
 
 
+@functools.lru_cache(maxsize=TRICKS_REMEMBERED // 16)
 def _encode_finished(hand: FinishedHand) -> hearts_pb2.HeartsFinishedHand:
+    """A finished hand's proto, built once and shared as :func:`_encode_trick`'s tricks are.
+
+    Every view of the next hand shows it until that hand's first trick.
+    """
     return hearts_pb2.HeartsFinishedHand(
         hand_number=hand.hand_number,
         tricks=[_encode_trick(trick) for trick in hand.tricks],

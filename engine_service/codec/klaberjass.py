@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Final
 
@@ -86,8 +87,17 @@ def _encode_trick(trick: Trick, trump: Suit | None) -> klaberjass_pb2.Klaberjass
     return message
 
 
+MESSAGES_REMEMBERED: Final = 8192
+"""Encoded taken tricks and deal results kept: about 20 per game in play (this deal, the last)."""
+
+
+@functools.lru_cache(maxsize=MESSAGES_REMEMBERED)
 def _encode_taken(trick: TakenTrick) -> klaberjass_pb2.KlaberjassTrick:
-    """A complete trick with its winner and points (K-R19)."""
+    """A complete trick with its winner and points (K-R19).
+
+    Built once, since every later view of its deal and the next shows it again; shared
+    between views, so only ever copied. Taken tricks are immutable values.
+    """
     return klaberjass_pb2.KlaberjassTrick(
         leader=trick.leader,
         cards=encode_cards(trick.cards),
@@ -105,7 +115,9 @@ def _encode_sequences(result: SequenceResult) -> klaberjass_pb2.KlaberjassSequen
     return message
 
 
+@functools.lru_cache(maxsize=MESSAGES_REMEMBERED)
 def _encode_deal(deal: DealResult) -> klaberjass_pb2.KlaberjassDeal:
+    """A deal's result, built once and shared as :func:`_encode_taken`'s tricks are."""
     message = klaberjass_pb2.KlaberjassDeal(
         dealer=deal.dealer, trump=_proto_suit(deal.trump), points=deal.points, scores=deal.scores
     )
@@ -114,7 +126,9 @@ def _encode_deal(deal: DealResult) -> klaberjass_pb2.KlaberjassDeal:
     return message
 
 
+@functools.lru_cache(maxsize=MESSAGES_REMEMBERED // 16)
 def _encode_previous(deal: FinishedDeal) -> klaberjass_pb2.KlaberjassPreviousDeal:
+    """The last deal, built once and shared as :func:`_encode_taken`'s tricks are."""
     message = klaberjass_pb2.KlaberjassPreviousDeal(
         deal_number=deal.deal_number,
         result=_encode_deal(deal.result),
