@@ -4,7 +4,8 @@
    OpenSpiel's Hearts on the same number of one-deal games; the heuristic bot's win rate.
 2. SubmitAction through a real engine server (``grpc.aio``) and Redis, at 1, 16 and 64 calls
    in flight, beside a floor server of the same kind started in the same run.
-3. Throughput of 1, 2 and 4 engine processes serving one address.
+3. Throughput of 1, 2 and 4 engine processes serving one address: process groups of
+   ``python -m engine_service --processes N`` (:mod:`engine_service.api.launcher`).
 4. Snapshot bytes and Redis memory per live game.
 5. Fan-out (Hearts): submit-to-delivery latency with 1, 100 and 1,000 open watchers beside the
    floor's XADD and XREAD BLOCK through the same kind of gRPC stream; and SubmitAction calls
@@ -14,9 +15,11 @@
    timer loop; the all-bot game's CreateGame beside an all-human one, and its bot moves per
    second; once with the engine's bot settings and once with smaller slices.
 
-Writes ``bench.json``, ``bench.md`` and PNG plots to ``--out`` (default ``results/``) and
-prints the Markdown. Seeds are fixed and every run is bounded in time; ``--quick`` is a smoke
-run of a few seconds per part.
+Writes ``bench.json``, ``bench.md`` and PNG plots (linked from ``bench.md``: rules beside
+OpenSpiel, SubmitAction of engine and floor, engine ÷ floor per game with the spread of the
+rounds, scaling, fan-out) to ``--out`` (default ``results/``) and prints the Markdown. Seeds
+are fixed and every run is bounded in time; ``--quick`` is a smoke run of a few seconds per
+part.
 """
 
 from __future__ import annotations
@@ -191,9 +194,10 @@ def run(plan: Plan, out: Path, parts: set[str] = PARTS) -> dict[str, Any]:
         figures.update(service_parts(plan))
     figures["elapsed_seconds"] = round(time.perf_counter() - started, 1)
     out.mkdir(parents=True, exist_ok=True)
+    (out / "bench.json").write_text(json.dumps(figures, indent=2) + "\n")  # kept if a plot fails
+    figures["plots"] = [path.name for path in plots(figures, out)]
     (out / "bench.json").write_text(json.dumps(figures, indent=2) + "\n")
     (out / "bench.md").write_text(markdown(figures))
-    plots(figures, out)
     return figures
 
 

@@ -115,26 +115,72 @@ def service_section(figures: dict[str, Any]) -> list[str]:
 def scaling_section(figures: dict[str, Any]) -> list[str]:
     settings = figures["settings"]
     lines = [
-        f"### 3. Scaling: engine processes on one address (SO_REUSEPORT), one Redis, "
-        f"{settings['scaling_in_flight']} in flight",
+        f"### 3. Scaling: engine process groups on one address (`--processes N`, SO_REUSEPORT), "
+        f"one Redis, {settings['scaling_in_flight']} in flight",
+        "",
+        "Each count is one `python -m engine_service --processes N` (the launcher, as "
+        "deployed); the groups take turns. CPU µs per call: the servers' own (every process "
+        "of the group), this load generator's and Redis's. The load generator and Redis run "
+        "on the same cores, so the cores allow at most cores / (server + load generator + "
+        "Redis CPU per call) calls per second whatever the processes: the CPU bound column, "
+        "as a multiple of one process's calls/s.",
         "",
     ]
     rows = []
     for game, runs in figures["scaling"].items():
         single = runs[0]["throughput"]
         for run in runs:
+            spread = run.get("round_throughput", [])
             rows.append(
                 [
                     game,
                     run["processes"],
                     f"{run['throughput']:.0f}",
-                    _fmt(run["throughput"] / single if single else math.nan),
+                    f"**{_fmt(run['throughput'] / single if single else math.nan)}**",
+                    " / ".join(f"{x:.0f}" for x in spread) or "n/a",
                     f"{run['p50_ms']:.2f}",
                     f"{run['p99_ms']:.2f}",
+                    f"{run['cpu_us_per_call']} / {run.get('client_cpu_us_per_call', 'n/a')} / "
+                    f"{run.get('redis_cpu_us_per_call', 'n/a')}",
+                    _fmt(_ceiling(runs[0], run)),
+                    _load(run.get("load_average")),
                 ]
             )
-    header = ["game", "processes", "calls/s", "x one process", "p50 ms", "p99 ms"]
+    header = [
+        "game",
+        "processes",
+        "calls/s",
+        "x one process",
+        "calls/s per round",
+        "p50 ms",
+        "p99 ms",
+        "CPU µs/call server / load generator / Redis",
+        "CPU bound, x one process",
+        "load average before → after",
+    ]
     return lines + _table(header, rows)
+
+
+def _ceiling(single: dict[str, Any], run: dict[str, Any]) -> float:
+    """The calls/s the shared cores allow ``run``, as a multiple of ``single``'s calls/s.
+
+    Every call costs server, load-generator and Redis CPU time, all on the same cores: at
+    most ``cores`` seconds of CPU per second between them.
+    """
+    cores = run.get("cores")
+    others = run.get("client_cpu_us_per_call", 0) + run.get("redis_cpu_us_per_call", 0)
+    total = run["cpu_us_per_call"] + others
+    if not cores or not total or not single["throughput"]:
+        return math.nan
+    return cores * 1e6 / total / single["throughput"]
+
+
+def _load(load: list[float] | None) -> str:
+    if not load:
+        return "n/a"
+    return (
+        " / ".join(f"{x:.2f}" for x in load[:3]) + " → " + " / ".join(f"{x:.2f}" for x in load[3:])
+    )
 
 
 def fanout_section(figures: dict[str, Any]) -> list[str]:
@@ -393,6 +439,12 @@ def _goal(name: str, goal: str, value: Any, met: bool) -> list[Any]:
     return [name, goal, value, "yes" if met else "**no**"]
 
 
+def plots_section(figures: dict[str, Any]) -> list[str]:
+    """Links to the PNG plots written beside the report (``figures["plots"]``)."""
+    lines = ["### Plots", ""]
+    return lines + [f"![{name}]({name})" for name in figures.get("plots", [])]
+
+
 def markdown(figures: dict[str, Any]) -> str:
     """The whole report as Markdown."""
     sections = [rules_section(figures)] if "rules" in figures else []
@@ -407,51 +459,216 @@ def markdown(figures: dict[str, Any]) -> str:
         if "bot_work" in figures:
             sections.append(bots_section(figures))
     sections.append(goals_section(figures))
+    if figures.get("plots"):
+        sections.append(plots_section(figures))
     return "\n\n".join("\n".join(s) for s in sections) + "\n"
 
 
 def plots(figures: dict[str, Any], folder: Path) -> list[Path]:
-    """PNG plots of the service figures; none when matplotlib is missing."""
+    """PNG plots of the figures; none when matplotlib is missing.
+
+    Per game, engine and floor share a colour pair (dark: engine, light: floor); ratios show
+    the pooled figure with the spread of the rounds the sides took turns in.
+    """
     try:
         import matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # noqa: F401  (loaded before the plotting helpers)
     except ImportError:
         return []
-    if "service" not in figures:
-        return []
     written = []
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    for game, levels in figures["service"].items():
-        x = [r["in_flight"] for r in levels]
-        for who, style in (("engine", "-o"), ("floor", "--s")):
-            left.plot(x, [r[who]["p50_ms"] for r in levels], style, label=f"{game} {who} p50")
-            right.plot(x, [r[who]["throughput"] for r in levels], style, label=f"{game} {who}")
-    for axis, title, unit in ((left, "SubmitAction p50", "ms"), (right, "throughput", "calls/s")):
-        axis.set_xscale("log", base=2)
-        axis.set_xlabel("calls in flight")
-        axis.set_ylabel(unit)
-        axis.set_title(title)
-        axis.legend(fontsize="small")
-    written.append(_save(fig, folder / "service.png"))
-    fig, axis = plt.subplots(figsize=(6, 4))
-    for game, runs in figures["scaling"].items():
-        axis.plot([r["processes"] for r in runs], [r["throughput"] for r in runs], "-o", label=game)
-    axis.set(xlabel="engine processes", ylabel="calls/s", title="scaling on one address")
-    axis.legend()
-    written.append(_save(fig, folder / "scaling.png"))
+    if figures.get("rules"):
+        written.append(_rules_plot(figures, folder / "rules.png"))
+    if figures.get("service"):
+        written.append(_service_plot(figures["service"], folder / "service.png"))
+        for game, levels in figures["service"].items():
+            written.append(_ratio_plot(game, levels, folder / f"ratios-{game}.png"))
+    if figures.get("scaling"):
+        written.append(_scaling_plot(figures["scaling"], folder / "scaling.png"))
     if figures.get("deliveries"):
-        fig, axis = plt.subplots(figsize=(6, 4))
-        rows = figures["deliveries"]
-        x = [r["watchers"] for r in rows]
-        for who, style in (("engine", "-o"), ("floor", "--s"), ("floor_own", ":^")):
-            axis.plot(x, [r[who]["p50_ms"] for r in rows], style, label=f"{who} p50")
-        axis.set_xscale("log")
-        axis.set(xlabel="open watchers", ylabel="ms", title="submit to delivery")
-        axis.legend()
-        written.append(_save(fig, folder / "fanout.png"))
+        written.append(_fanout_plot(figures, folder / "fanout.png"))
     return written
+
+
+def _pair(index: int) -> tuple[Any, Any]:
+    """The dark and light colour of pair ``index`` (matplotlib's tab20 comes in pairs)."""
+    import matplotlib.pyplot as plt
+
+    colours = plt.get_cmap("tab20").colors
+    return colours[(2 * index) % 20], colours[(2 * index + 1) % 20]
+
+
+def _levels_axis(axis: Any, levels: list[int]) -> None:
+    """A log-2 axis of in-flight levels, ticked at the levels measured, as integers."""
+    axis.set_xscale("log", base=2)
+    axis.set_xticks(levels)
+    axis.set_xticklabels([str(x) for x in levels])
+    axis.minorticks_off()
+
+
+def _rules_plot(figures: dict[str, Any], path: Path) -> Path:
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    rows = figures["rules"]
+    names = [r["game"] for r in rows]
+    left.bar(names, [r["micros_per_action"] for r in rows], color=[_pair(i)[0] for i in range(3)])
+    left.set(ylabel="µs per action", title="rules alone, random games, one core")
+    for x, r in enumerate(rows):
+        left.annotate(
+            f"{r['games_per_second']:.0f} games/s",
+            (x, r["micros_per_action"]),
+            ha="center",
+            va="bottom",
+            fontsize="small",
+        )
+    ours, spiel = figures["hearts_one_deal"], figures.get("openspiel")
+    labels, rates = ["ours"], [ours["games_per_second"]]
+    if spiel is not None:
+        labels.append("OpenSpiel")
+        rates.append(spiel["games_per_second"])
+    dark, light = _pair(0)
+    right.bar(labels, rates, color=[dark, light][: len(rates)])
+    for x, rate in enumerate(rates):
+        right.annotate(f"{rate:.0f}", (x, rate), ha="center", va="bottom")
+    title = "Hearts one deal beside OpenSpiel" if spiel else "Hearts one deal (no OpenSpiel)"
+    right.set(ylabel="games per second", title=title)
+    return _save(fig, path)
+
+
+def _service_plot(service: dict[str, Any], path: Path) -> Path:
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    levels: list[int] = []
+    for index, (game, rows) in enumerate(service.items()):
+        x = [r["in_flight"] for r in rows]
+        levels = sorted({*levels, *x})
+        for who, style, colour in zip(
+            ("engine", "floor"), ("-o", "--s"), _pair(index), strict=True
+        ):
+            left.plot(
+                x, [r[who]["p50_ms"] for r in rows], style, color=colour, label=f"{game} {who}"
+            )
+            right.plot(
+                x, [r[who]["throughput"] for r in rows], style, color=colour, label=f"{game} {who}"
+            )
+    for axis, title, unit in ((left, "SubmitAction p50", "ms"), (right, "throughput", "calls/s")):
+        _levels_axis(axis, levels)
+        axis.set(xlabel="calls in flight", ylabel=unit, title=title)
+        axis.legend(fontsize="small")
+    return _save(fig, path)
+
+
+RATIOS = (
+    ("p50_ratio", "p50 latency", GOAL_P50),
+    ("p99_ratio", "p99 latency", None),
+    ("throughput_ratio", "calls/s", GOAL_THROUGHPUT),
+    ("cpu_ratio", "server CPU per call", None),
+)
+
+
+def _ratio_plot(game: str, rows: list[dict[str, Any]], path: Path) -> Path:
+    """Engine ÷ floor per in-flight level: pooled, with the rounds' lowest and highest."""
+    import matplotlib.pyplot as plt
+
+    fig, axis = plt.subplots(figsize=(7, 4.5))
+    x = [r["in_flight"] for r in rows]
+    for index, (key, name, goal) in enumerate(RATIOS):
+        colour = _pair(index)[0]
+        pooled = [r[key] for r in rows]
+        spread = [[v[key] for v in r.get("rounds", [])] or [r[key]] for r in rows]
+        low, high = _error_bars(pooled, spread)
+        shifted = [level * 2 ** (0.06 * (index - 1.5)) for level in x]  # bars side by side
+        axis.errorbar(
+            shifted, pooled, yerr=[low, high], fmt="-o", capsize=3, color=colour, label=name
+        )
+        if goal is not None:
+            axis.axhline(goal, color=colour, linestyle=":", linewidth=1)
+    axis.axhline(1.0, color="grey", linewidth=0.8)
+    _levels_axis(axis, x)
+    axis.set(
+        xlabel="calls in flight",
+        ylabel="engine ÷ floor",
+        title=f"{game}: engine ÷ floor (bars: spread of the rounds; dotted: goals)",
+    )
+    axis.legend(fontsize="small")
+    return _save(fig, path)
+
+
+def _error_bars(pooled: list[float], spread: list[list[float]]) -> tuple[list[float], list[float]]:
+    """Bars from each pooled figure down to its rounds' lowest and up to their highest.
+
+    A pooled percentile need not lie between the rounds' (it is of all their calls at once).
+    """
+    low = [max(0.0, p - min(s)) for p, s in zip(pooled, spread, strict=True)]
+    high = [max(0.0, max(s) - p) for p, s in zip(pooled, spread, strict=True)]
+    return low, high
+
+
+def _scaling_plot(scaling: dict[str, Any], path: Path) -> Path:
+    import matplotlib.pyplot as plt
+
+    fig, axis = plt.subplots(figsize=(7, 4.5))
+    counts: list[int] = []
+    for index, (game, runs) in enumerate(scaling.items()):
+        dark, light = _pair(index)
+        n = [r["processes"] for r in runs]
+        counts = sorted({*counts, *n})
+        single = runs[0]["throughput"] or 1.0
+        pooled = [r["throughput"] / single for r in runs]
+        spread = [
+            [t / single for t in r.get("round_throughput", [])] or [p]
+            for r, p in zip(runs, pooled, strict=True)
+        ]
+        low, high = _error_bars(pooled, spread)
+        axis.errorbar(n, pooled, yerr=[low, high], fmt="-o", capsize=3, color=dark, label=game)
+        axis.plot(
+            n,
+            [_ceiling(runs[0], r) for r in runs],
+            "--",
+            color=light,
+            label=f"{game}: CPU bound of these cores",
+        )
+    axis.plot(counts, counts, ":", color="grey", label="one process's throughput x N")
+    axis.set_xticks(counts)
+    axis.set(
+        xlabel="engine processes", ylabel="calls/s ÷ one process", title="scaling on one address"
+    )
+    axis.legend(fontsize="small")
+    return _save(fig, path)
+
+
+def _fanout_plot(figures: dict[str, Any], path: Path) -> Path:
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    rows = figures["deliveries"]
+    x = [r["watchers"] for r in rows]
+    sides = (("engine", "engine"), ("floor", "floor"), ("floor_own", "floor, reader per watcher"))
+    for index, (who, name) in enumerate(sides):
+        dark, light = _pair(index)
+        left.plot(x, [r[who]["p50_ms"] for r in rows], "-o", color=dark, label=f"{name} p50")
+        left.plot(x, [r[who]["p99_ms"] for r in rows], "--", color=light, label=f"{name} p99")
+    left.set_xscale("log")
+    left.set_xticks(x)
+    left.set_xticklabels([str(w) for w in x])
+    left.minorticks_off()
+    left.set(xlabel="open watchers", ylabel="ms", title="submit to delivery")
+    left.legend(fontsize="small")
+    idle = figures.get("idle_watchers")
+    if idle is not None:
+        dark, light = _pair(0)
+        values = [idle["with_watchers"]["throughput"], idle["without"]["throughput"]]
+        right.bar([f"{idle['watchers']} idle watchers", "none"], values, color=[dark, light])
+        right.set(
+            ylabel="SubmitAction calls/s",
+            title=f"calls/s beside idle watchers ({idle['in_flight']} in flight)",
+        )
+    else:
+        right.axis("off")
+    return _save(fig, path)
 
 
 def _save(fig: Any, path: Path) -> Path:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import resource
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -71,20 +73,25 @@ def on_floor(store: redis.Redis, scripts: Sequence[Script]) -> GameMaker:
 
 def take_turns(
     sides: Sequence[tuple[str, GameMaker]], scripts: Sequence[Script], level: int, seconds: float
-) -> list[RunResult]:
-    """Each side's pooled runs at ``level`` in flight, the sides taking turns.
+) -> tuple[list[RunResult], list[list[RunResult]]]:
+    """Each side's pooled runs at ``level`` in flight, the sides taking turns; and each round's.
 
     Each side runs ``ROUNDS`` times for a share of ``seconds``, in forward then reverse order,
-    so a burst of other work on a shared machine lands on every side rather than on one.
+    so a burst of other work on a shared machine lands on every side rather than on one. The
+    rounds (per round, one run per side) show how far the figures spread between turns.
     """
     pooled = [RunResult(level, 0.0) for _ in sides]
+    rounds = []
     for turn in range(ROUNDS):
         order = list(range(len(sides)))[:: 1 if turn % 2 == 0 else -1]
+        runs: dict[int, RunResult] = {}
         for index in order:
             address, make = sides[index]
-            run = asyncio.run(timed_run(address, scripts, level, seconds / ROUNDS, make))
-            pooled[index].add(run)
-    return pooled
+            runs[index] = asyncio.run(timed_run(address, scripts, level, seconds / ROUNDS, make))
+        rounds.append([runs[index] for index in range(len(sides))])
+        for side, run in zip(pooled, rounds[-1], strict=True):
+            side.add(run)
+    return pooled, rounds
 
 
 def beside_floor(
@@ -99,7 +106,7 @@ def beside_floor(
     rows = []
     sides = [(engine, on_engine(scripts)), (floor, on_floor(store, scripts))]
     for level in levels:
-        real, base = take_turns(sides, scripts, level, seconds)
+        (real, base), rounds = take_turns(sides, scripts, level, seconds)
         rows.append(
             {
                 "in_flight": level,
@@ -109,9 +116,22 @@ def beside_floor(
                 "p99_ratio": ratio(real.percentile(0.99), base.percentile(0.99)),
                 "throughput_ratio": ratio(real.throughput, base.throughput),
                 "cpu_ratio": ratio(real.cpu_us_per_call, base.cpu_us_per_call),
+                "rounds": [
+                    _round_ratios(engine_run, floor_run) for engine_run, floor_run in rounds
+                ],
             }
         )
     return rows
+
+
+def _round_ratios(real: RunResult, base: RunResult) -> dict[str, float]:
+    """Engine ÷ floor of one round, the spread the plots show around the pooled ratio."""
+    return {
+        "p50_ratio": ratio(real.percentile(0.5), base.percentile(0.5)),
+        "p99_ratio": ratio(real.percentile(0.99), base.percentile(0.99)),
+        "throughput_ratio": ratio(real.throughput, base.throughput),
+        "cpu_ratio": ratio(real.cpu_us_per_call, base.cpu_us_per_call),
+    }
 
 
 def scaling(
@@ -123,13 +143,44 @@ def scaling(
 ) -> list[dict[str, Any]]:
     """Throughput of 1, 2, 4... engine processes sharing one address and one Redis.
 
-    Every group is started first (idle processes cost nothing), then the groups take turns.
+    Each count is one process group of ``python -m engine_service --processes N``
+    (:mod:`engine_service.api.launcher`), as deployed. Every group is started first (idle
+    processes cost nothing), then the groups take turns. Beside each: the CPU time per call
+    of the servers, of this load generator and of Redis, since on a machine of few cores the
+    load generator and Redis take cores the servers would otherwise use.
     """
     with contextlib.ExitStack() as stack:
         groups = [stack.enter_context(engine_servers(redis_url, n)) for n in counts]
         sides = [(address, on_engine(scripts)) for address in groups]
-        results = take_turns(sides, scripts, in_flight, seconds)
-    return [{"processes": n, **r.summary()} for n, r in zip(counts, results, strict=True)]
+        client = redis.Redis.from_url(redis_url)
+        stack.callback(client.close)
+        load_before, cpu_before = os.getloadavg(), _other_cpu(client)
+        results, rounds = take_turns(sides, scripts, in_flight, seconds)
+        load_after, cpu_after = os.getloadavg(), _other_cpu(client)
+    calls = sum(r.calls for r in results) or 1
+    shares = {k: round((cpu_after[k] - cpu_before[k]) / calls * 1e6) for k in cpu_before}
+    return [
+        {
+            "processes": n,
+            **result.summary(),
+            "round_throughput": [r[index].throughput for r in rounds],
+            "client_cpu_us_per_call": shares["client"],
+            "redis_cpu_us_per_call": shares["redis"],
+            "load_average": [*load_before, *load_after],
+            "cores": len(os.sched_getaffinity(0)),
+        }
+        for index, (n, result) in enumerate(zip(counts, results, strict=True))
+    ]
+
+
+def _other_cpu(client: redis.Redis) -> dict[str, float]:
+    """CPU seconds used so far by this process (the load generator) and by Redis."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    info = client.info("cpu")
+    return {
+        "client": usage.ru_utime + usage.ru_stime,
+        "redis": float(info["used_cpu_user"]) + float(info["used_cpu_sys"]),
+    }
 
 
 def ratio(value: float, floor: float) -> float:
