@@ -23,6 +23,9 @@ DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 K8S = DEPLOY / "k8s"
 KUBERNETES_VERSIONS = ("1.30.0", "1.35.0")  # the oldest with the preStop sleep action on
 GRPC_PORT, METRICS_PORT = 50051, 9464
+PROCESSES = 2
+"""Server processes per replica: each serves metrics on METRICS_PORT + its index."""
+METRICS_PORTS = [METRICS_PORT + index for index in range(PROCESSES)]
 HEALTHCHECK_MODULE = "engine_service.api.healthcheck"
 
 
@@ -74,14 +77,28 @@ def engine_container() -> dict[str, Any]:
 def test_engine_probes_use_grpc_health_on_the_serving_port() -> None:
     container = engine_container()
     ports = {port["name"]: port["containerPort"] for port in container["ports"]}
-    assert ports == {"grpc": GRPC_PORT, "metrics": METRICS_PORT}
+    assert ports == {"grpc": GRPC_PORT, "metrics": METRICS_PORT, "metrics-1": METRICS_PORT + 1}
     for probe in ("readinessProbe", "livenessProbe"):
         assert container[probe]["grpc"]["port"] == GRPC_PORT, probe
     env = {item["name"]: item["value"] for item in container["env"]}
     assert env["ENGINE_ADDRESS"].endswith(f":{GRPC_PORT}")
     assert env["ENGINE_METRICS_PORT"] == str(METRICS_PORT)
+    assert (
+        int(env["ENGINE_PROCESSES"]) == PROCESSES == int(container["resources"]["requests"]["cpu"])
+    )
     grace = of_kind("Deployment", "engine")["spec"]["template"]["spec"]
     assert grace["terminationGracePeriodSeconds"] > float(env["ENGINE_GRACE"]) + 5
+
+
+def test_every_process_of_a_replica_has_its_metrics_port_open() -> None:
+    """The launcher gives process i the metrics port ENGINE_METRICS_PORT + i."""
+    ports = {port["port"] for port in of_kind("Service", "engine-headless")["spec"]["ports"]}
+    assert set(METRICS_PORTS) <= ports
+    engine = documents(DEPLOY / "compose.yaml")[0]["services"]["engine"]
+    assert int(engine["environment"]["ENGINE_PROCESSES"]) == PROCESSES
+    assert {str(port) for port in METRICS_PORTS} <= set(engine["expose"])
+    exposed = re.findall(r"^EXPOSE (.*)$", (DEPLOY / "Dockerfile").read_text(), re.MULTILINE)
+    assert {str(port) for port in METRICS_PORTS} <= set(exposed[0].split())
 
 
 def test_engine_runs_unprivileged() -> None:
