@@ -150,19 +150,24 @@ def encode_outcome(outcome: Outcome, game_type: str, language: str = ENGLISH) ->
     )
 
 
-def encode_view(seat_view: SeatView, language: str = ENGLISH) -> game_pb2.GameView:
-    """The reply form of a seat's view, legal actions included, texts in ``language``."""
+def encode_view(
+    seat_view: SeatView, language: str = ENGLISH, out: game_pb2.GameView | None = None
+) -> game_pb2.GameView:
+    """The reply form of a seat's view, legal actions included, texts in ``language``.
+
+    Written into ``out`` when given (a reply's own ``view`` field, empty), so a reply need
+    not copy a view built apart; returns the message written.
+    """
     codec = CODECS[seat_view.game_type]
     over = seat_view.outcome is not None
-    message = game_pb2.GameView(
-        game_id=seat_view.game_id,
-        game_type=seat_view.game_type,
-        version=seat_view.version,
-        status=game_pb2.GAME_STATUS_FINISHED if over else game_pb2.GAME_STATUS_IN_PROGRESS,
-        to_act=seat_view.to_act,
-        seats=[PLAYER_TYPES[kind] for kind in seat_view.seats],
-        clocks=encode_seat_clocks(seat_view.record),
-    )
+    message = game_pb2.GameView() if out is None else out
+    message.game_id = seat_view.game_id
+    message.game_type = seat_view.game_type
+    message.version = seat_view.version
+    message.status = game_pb2.GAME_STATUS_FINISHED if over else game_pb2.GAME_STATUS_IN_PROGRESS
+    message.to_act.extend(seat_view.to_act)
+    message.seats.extend([PLAYER_TYPES[kind] for kind in seat_view.seats])
+    message.clocks.extend(encode_seat_clocks(seat_view.record))
     if seat_view.viewer is not None:
         message.viewer_seat = seat_view.viewer
     if seat_view.outcome is not None:
@@ -248,7 +253,7 @@ def encode_update(update: Update, language: str = ENGLISH) -> engine_service_pb2
     if update.applied_at_ms:
         message.applied_at.FromMilliseconds(update.applied_at_ms)
     if update.view is not None:
-        message.view.CopyFrom(encode_view(update.view, language))
+        encode_view(update.view, language, message.view)
     return engine_service_pb2.WatchGameResponse(update=message)
 
 

@@ -192,8 +192,9 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         seat = request.seat if request.HasField("seat") else None
         game_id = messages.game_id_of(request.game_id)
         seat_view = await self._engine.view(game_id, seat, token_of(context))
-        view = messages.encode_view(seat_view, language_of(context))
-        return engine_service_pb2.GetGameViewResponse(view=view)
+        reply = engine_service_pb2.GetGameViewResponse()
+        messages.encode_view(seat_view, language_of(context), reply.view)
+        return reply
 
     @rpc
     async def ExplainPlay(
@@ -217,8 +218,9 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         seat_view = await self._engine.submit(
             game_id, request.seat, token_of(context), expected, request_id, game, action
         )
-        view = messages.encode_view(seat_view, language_of(context))
-        return engine_service_pb2.SubmitActionResponse(view=view)
+        reply = engine_service_pb2.SubmitActionResponse()
+        messages.encode_view(seat_view, language_of(context), reply.view)
+        return reply
 
     @rpc
     async def GetActionLog(
