@@ -63,19 +63,23 @@ def _wait_ready(
 ) -> None:
     """Until the address takes calls and ``serving`` server processes have said they serve."""
     deadline = time.monotonic() + STARTUP_SECONDS
+
+    def check() -> None:
+        if any(p.poll() is not None for p in processes) or time.monotonic() > deadline:
+            raise RuntimeError(f"server on {address} did not start")
+
     with grpc.insecure_channel(address) as channel:
+        ready = grpc.channel_ready_future(channel)
         while True:
             try:
-                grpc.channel_ready_future(channel).result(timeout=0.5)
-                # pread: the servers write through the same file offset, which must not move.
-                written = os.pread(log.fileno(), os.fstat(log.fileno()).st_size, 0)
-                if written.count(SERVING_LINE) >= serving:
-                    return
-                time.sleep(0.1)
+                ready.result(timeout=0.5)
+                break
             except grpc.FutureTimeoutError:
-                pass
-            if any(p.poll() is not None for p in processes) or time.monotonic() > deadline:
-                raise RuntimeError(f"server on {address} did not start")
+                check()
+    # pread: the servers write through the same file offset, which must not move.
+    while os.pread(log.fileno(), os.fstat(log.fileno()).st_size, 0).count(SERVING_LINE) < serving:
+        check()
+        time.sleep(0.1)
 
 
 @contextlib.contextmanager

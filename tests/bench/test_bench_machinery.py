@@ -16,7 +16,7 @@ import pytest
 from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import game_pb2
 
-from bench import bots, fanout, rules, service, storage
+from bench import bots, fanout, report, rules, service, storage
 from bench.consistency import check_game, stored_game_ids
 from bench.driver import record_scripts
 from bench.load import generate
@@ -52,6 +52,29 @@ def test_replays_run_beside_the_floor_without_errors(game, engine_address, redis
     for side in ("engine", "floor"):
         assert row[side]["calls"] > 0
         assert row[side]["errors"] == {}
+
+
+def test_scaling_serves_with_process_groups_and_the_report_plots_it(
+    engine_address, redis_url, redis_client, tmp_path
+):
+    """Part 3 runs groups of 1 and 2 processes (the launcher); the report draws every figure."""
+    scripts = asyncio.run(record_scripts(engine_address, redis_client, "hearts", 1, 20))
+    other_db = redis_url.rsplit("/", 1)[0] + "/3"
+    runs = service.scaling(other_db, scripts, [1, 2], 2, 0.3)
+    assert [run["processes"] for run in runs] == [1, 2]
+    for run in runs:
+        assert run["calls"] > 0 and run["errors"] == {}
+        assert run["cpu_us_per_call"] > 0 and len(run["round_throughput"]) == service.ROUNDS
+    with floor_server(redis_url) as floor:
+        rows = service.beside_floor(engine_address, floor, redis_client, scripts, [1, 2], 0.2)
+    assert all(len(row["rounds"]) == service.ROUNDS for row in rows)
+    figures = {"settings": {"scaling_in_flight": 2}, "scaling": {"hearts": runs}}
+    assert "| hearts | 2 |" in "\n".join(report.scaling_section(figures))
+    pytest.importorskip("matplotlib")
+    figures["service"] = {"hearts": rows}
+    written = report.plots(figures, tmp_path)
+    assert {path.name for path in written} == {"service.png", "ratios-hearts.png", "scaling.png"}
+    assert all(path.stat().st_size > 0 for path in written)
 
 
 def test_fanout_delivers_every_move_to_its_watcher(engine_address, redis_url, redis_client):
