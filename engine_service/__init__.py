@@ -21,6 +21,21 @@ import warnings
 from collections.abc import Sequence
 from importlib.abc import MetaPathFinder
 from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed import IdentityFunction
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # an install without mypy: only the compiled build reads the marker
+
+    def mypyc_attr(*_attrs: str, **_flags: object) -> IdentityFunction:
+        """Stand-in for mypyc's class marker (``native_class=False``): leaves the class as is."""
+        return lambda cls: cls
+
+
+__all__ = ["PURE_ENV", "compiled_modules", "mypyc_attr", "pure", "stale_sources"]
 
 PURE_ENV = "CARDENGINE_PURE"
 """Set to anything but ``""`` or ``"0"``: load ``engine_service`` from ``.py`` files only."""

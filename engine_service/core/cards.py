@@ -14,18 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from enum import IntEnum
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-if TYPE_CHECKING:
-    from _typeshed import IdentityFunction
-
-try:
-    from mypy_extensions import mypyc_attr
-except ImportError:  # an install without mypy: only the compiled build reads the marker
-
-    def mypyc_attr(*_attrs: str, **_flags: object) -> IdentityFunction:
-        """Stand-in for mypyc's class marker: leaves the class as written."""
-        return lambda cls: cls
+from engine_service import mypyc_attr
 
 
 class Suit(IntEnum):
@@ -75,8 +66,8 @@ class Card(int):
         return 1 << self
 
     @staticmethod
-    def of(rank: int, suit: Suit) -> Card:
-        """The card of ``rank`` (2..14) in ``suit``."""
+    def of(rank: int, suit: int) -> Card:
+        """The card of ``rank`` (2..14) in ``suit`` (a :class:`Suit` or its number)."""
         if not 2 <= rank <= ACE:
             raise ValueError(f"rank out of range: {rank}")
         return CARDS[suit * SUIT_SIZE + rank - 2]

@@ -37,7 +37,7 @@ def deck() -> tuple[int, ...]:
     return tuple(kind for kind in range(KIND_COUNT) for _ in range(COPIES))
 
 
-def kind_of(rank: int, suit: Suit) -> int:
+def kind_of(rank: int, suit: int) -> int:
     """The kind of a non-joker card of ``rank`` (2..14) in ``suit``."""
     return int(Card.of(rank, suit))
 
