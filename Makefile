@@ -22,8 +22,11 @@ GEN_STAMP := $(VENV)/.protos-generated
 VENV_STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 BENCH_ARGS := $(if $(QUICK),--quick,)
+# The rules mypyc compiles in place (build_compiled.py lists what it leaves out and why).
+COMPILED_SRC := $(shell find engine_service/core engine_service/games engine_service/bots -name '*.py' | sort) build_compiled.py
+COMPILED_STAMP := $(VENV)/.compiled
 
-.PHONY: help setup system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load golden clean
+.PHONY: help setup compiled system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load golden clean
 
 # Descriptions may name variables, e.g. $(ADDRESS): sed replaces each with its value here.
 help: ## list the targets
@@ -71,7 +74,13 @@ $(GEN_STAMP): $(PROTO_SRC) $(VENV_STAMP)
 	$(MAKE) --no-print-directory protos
 	touch $@
 
-setup: system-deps $(VENV_STAMP) $(GEN_STAMP) ## create the virtualenv and generate the stubs
+setup: system-deps $(VENV_STAMP) $(GEN_STAMP) $(COMPILED_STAMP) ## create the virtualenv, generate the stubs, compile the rules
+
+$(COMPILED_STAMP): $(COMPILED_SRC) $(VENV_STAMP)
+	$(PY) build_compiled.py
+	touch $@
+
+compiled: $(COMPILED_STAMP) ## compile core, games and bots with mypyc in place (CARDENGINE_PURE=1 ignores the .so)
 
 protos: $(VENV_STAMP) ## regenerate the committed Python stubs from protos/ (client and server)
 	$(call gen_protos,$(VENV)/protos-tmp)
@@ -142,8 +151,10 @@ $(NODE_STAMP): clients/node/package-lock.json | system-deps
 
 node-deps: $(NODE_STAMP) ## install the Node.js client's packages from its lockfile (npm ci)
 
+# The whole suite runs on the compiled rules, then the conformance suite again on the sources.
 test: setup node-deps web browser-deps ## run the whole test suite against real redis-server and gRPC servers
 	$(PY) -m pytest
+	CARDENGINE_PURE=1 $(PY) -m pytest tests/conformance
 
 lint: setup protos-check ## stubs up to date, ruff, mypy --strict, buf lint, buf breaking against main
 	$(VENV)/bin/ruff check .
@@ -177,5 +188,6 @@ load: setup ## load test: many clients play whole games, then every stored game 
 golden: setup ## rewrite tests/golden/ after an intended rules change
 	$(PY) -m tests.golden.record
 
-clean: ## remove the virtualenv, build output and local data (the committed stubs stay)
+clean: ## remove the virtualenv, build output (the compiled rules too) and local data (the committed stubs stay)
+	find engine_service -name '*.so' -delete
 	rm -rf $(VENV) var results build clients/python/build clients/node/node_modules clients/*/generated web/node_modules web/dist web/src/gen

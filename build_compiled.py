@@ -1,0 +1,65 @@
+"""Compile the pure rules (core, games, bots) with mypyc, in place: a ``.so`` beside each ``.py``.
+
+Why: the rules loop (legal actions, apply, view) is the CPU cost of every move and of every
+bot game; mypyc turns the typed modules into C extensions that run the same code faster. The
+``.py`` files stay the source of truth: ``CARDENGINE_PURE=1`` loads them instead (see
+``engine_service/__init__.py``), and ``make clean`` removes what this writes.
+
+Run by ``make compiled`` (part of ``make setup``): ``python build_compiled.py``. Excluded
+modules, each with the reason mypyc cannot take it, are in :data:`EXCLUDED`; package
+``__init__`` modules stay plain too (a compiled in-place ``__init__`` gets a wrong ``__path__``
+and then finds none of its submodules; they hold docstrings and registries, no hot code).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from mypyc.build import mypycify
+from setuptools import setup  # type: ignore[import-untyped]
+
+ROOT = Path(__file__).resolve().parent
+PACKAGES = ("engine_service/core", "engine_service/games", "engine_service/bots")
+GROUP = "engine_service.rules"
+"""The shared library every compiled module links into (``engine_service/rules__mypyc*.so``)."""
+
+EXCLUDED: dict[str, str] = {
+    # A Generic slots dataclass: at import mypyc's class setup writes __dict__ of the type,
+    # which CPython refuses ("attribute '__dict__' of 'type' objects is not writable").
+    "engine_service/core/protocol.py": "Generic slots dataclass GameSpec fails at import",
+}
+
+
+def sources() -> list[str]:
+    """Every module to compile, relative to the repository root, in a stable order."""
+    found = sorted(
+        path.relative_to(ROOT).as_posix()
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+    )
+    return [path for path in found if path not in EXCLUDED and not path.endswith("/__init__.py")]
+
+
+def main() -> None:
+    """Build every module of :func:`sources` in place with two compile jobs."""
+    os.chdir(ROOT)
+    started = time.time()
+    jobs = str(max(1, min(4, os.cpu_count() or 1)))
+    setup(
+        name="engine-service-compiled",
+        packages=[],
+        py_modules=[],
+        ext_modules=mypycify(sources(), opt_level="3", group_name=GROUP),
+        script_args=["-q", "build_ext", "--inplace", "--parallel", jobs, *sys.argv[1:]],
+    )
+    # Unchanged extensions are copied with their old times; engine_service compares each .so
+    # with its .py to spot edits made since, so every one is dated to when this build began.
+    for built in ROOT.glob("engine_service/**/*.so"):
+        os.utime(built, (started, started))
+
+
+if __name__ == "__main__":
+    main()
