@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
+import ctypes
+import ctypes.util
 import logging
 import multiprocessing
 import os
@@ -44,6 +47,7 @@ RESTART_LIMIT: Final = 5
 RESTART_WINDOW_SECONDS: Final = 60.0
 SUPERVISE_SECONDS: Final = 0.2
 STOP_POLL_SECONDS: Final = 0.1
+PR_SET_PDEATHSIG: Final = 1
 KILL_MARGIN_SECONDS: Final = 5.0
 """Beyond the grace period, the time a draining child gets before it is killed."""
 log = logging.getLogger(__name__)
@@ -88,18 +92,31 @@ class _NoTimers(TimerWorkers):
         """Stop nothing."""
 
 
-def _child(settings: Settings, index: int, stop: ProcessEvent) -> None:
+def _die_with_parent() -> None:
+    """Be killed when the parent dies (Linux ``PR_SET_PDEATHSIG``): no orphans serving on.
+
+    A parent killed outright (SIGKILL, the OOM killer) takes the group with it, as one process
+    would have gone; elsewhere the children notice within :data:`STOP_POLL_SECONDS` and drain.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _child(settings: Settings, index: int, stop: ProcessEvent, parent: int) -> None:
     """A server process of the group, until ``stop`` is set, SIGTERM, or its parent is gone."""
+    _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group; the parent decides
     configure_logging(settings.log_level)
     with metrics_exporter(settings):
-        asyncio.run(_serve_child(settings, index, stop))
+        asyncio.run(_serve_child(settings, index, stop, parent))
 
 
-async def _serve_child(settings: Settings, index: int, stop: ProcessEvent) -> None:
+async def _serve_child(settings: Settings, index: int, stop: ProcessEvent, parent: int) -> None:
     stopping = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopping.set)
-    parent = os.getppid()
 
     async def watch_stop() -> None:
         # A parent killed outright cannot set ``stop``: its children stop by themselves.
@@ -137,7 +154,9 @@ class ProcessGroup:
         if index:
             own = replace(own, background_workers=1)
         process = _SPAWN.Process(
-            target=_child, args=(own, index, self._stop), name=f"cardengine-server-{index}"
+            target=_child,
+            args=(own, index, self._stop, os.getpid()),
+            name=f"cardengine-server-{index}",
         )
         process.start()
         return process

@@ -170,6 +170,13 @@ def test_sigterm_stops_the_parent_and_every_child(group: Group) -> None:
     assert any(entry["msg"] == "stopped" and "pids" in entry for entry in group.lines())
 
 
+def test_children_do_not_outlive_a_killed_parent(group: Group) -> None:
+    children = list(group.serving().values())
+    group.parent.kill()
+    group.parent.wait(timeout=STOP_SECONDS)
+    _wait(lambda: not any(_alive(pid) for pid in children), "orphans to stop", STOP_SECONDS)
+
+
 def test_a_killed_child_is_restarted(group: Group) -> None:
     killed = group.serving()[1]
     os.kill(killed, signal.SIGKILL)
