@@ -54,6 +54,7 @@ from tests.service.rpc_helpers import (
     submit,
     token_md,
     tokens_of,
+    turn_of,
     view,
 )
 
@@ -375,7 +376,7 @@ def _play_match_seeing_secrets(stub, seed: int) -> tuple[str, game_pb2.GameView,
     """
     created = create(stub, [HUMAN, HEURISTIC, HEURISTIC, HEURISTIC], seed=seed, game_type=GUANDAN)
     token = tokens_of(created)[0]
-    seat_view = view(stub, created.game_id, 0, token)
+    seat_view = turn_of(stub, created.game_id, 0, token, view(stub, created.game_id, 0, token))
     secret_seen = False
     while seat_view.status == game_pb2.GAME_STATUS_IN_PROGRESS:
         if seat_view.guandan.phase == guandan_pb2.GuandanView.PHASE_PLAYING and not secret_seen:
@@ -388,6 +389,8 @@ def _play_match_seeing_secrets(stub, seed: int) -> tuple[str, game_pb2.GameView,
         seat_view = submit(
             stub, created.game_id, 0, token, first_legal(seat_view), seat_view.version
         )
+        # Bots whose replies did not fit the request's budget move on in the timer loop.
+        seat_view = turn_of(stub, created.game_id, 0, token, seat_view)
     return created.game_id, seat_view, secret_seen
 
 

@@ -338,6 +338,7 @@ def test_bad_watch_requests_are_refused(stub):
 
 def test_action_log_pages_cover_the_log_once_with_times(stub):
     created = create(stub, [RANDOM, RANDOM, RANDOM, RANDOM], seed=12)
+    finished(stub, created.game_id)  # the timer loop plays the bots on: read a settled log
     whole = stub.GetActionLog(api.GetActionLogRequest(game_id=created.game_id))
     assert not whole.next_page_token
     paged, token, pages = [], "", 0

@@ -219,6 +219,7 @@ function clearError(): void { $("error").hidden = true; $("error").dataset.reaso
 async function submit(action: Action): Promise<void> {
   if (!seat || !view || busy) return;
   busy = true;
+  clearError(); // a new attempt: the last refusal no longer applies
   render();
   try {
     const reply = await client.submitAction({
