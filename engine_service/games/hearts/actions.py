@@ -12,7 +12,6 @@ from functools import cache
 from itertools import combinations
 from typing import overload
 
-from engine_service import mypyc_attr
 from engine_service.core.cards import (
     CARDS,
     DECK_SIZE,
@@ -106,9 +105,6 @@ def _suit_plays(shift: int, bits: int) -> tuple[PlayCard, ...]:
     return tuple(PLAYS[card] for card in cards_in(bits << shift))
 
 
-# Non-native: a mypyc class would share Sequence's ABC registry, so isinstance((), PassChoices)
-# would hold (tuple is a registered Sequence).
-@mypyc_attr(native_class=False)
 class PassChoices(Sequence[PassCards]):
     """Every pass of ``PASS_SIZE`` cards from a hand, built only when asked for.
 
