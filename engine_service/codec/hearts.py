@@ -75,10 +75,18 @@ def _store_tricks(tricks: tuple[Trick, ...], out: hearts_state_pb2.HeartsTricks)
 
 
 def _load_tricks(stored: hearts_state_pb2.HeartsTricks) -> tuple[Trick, ...]:
-    cards = tuple(CARDS[c] for c in stored.cards)
+    return _tricks_of(tuple(stored.leaders), stored.cards)
+
+
+@functools.lru_cache(maxsize=TRICKS_REMEMBERED // 8)
+def _tricks_of(leaders: tuple[int, ...], cards: bytes) -> tuple[Trick, ...]:
+    """Stored tricks as values, built once and shared between loads (tricks are immutable).
+
+    Every move of a hand loads the last hand's 13 tricks and this hand's so far again.
+    """
+    played = tuple(CARDS[c] for c in cards)
     return tuple(
-        Trick(leader, cards[4 * index : 4 * index + 4])
-        for index, leader in enumerate(stored.leaders)
+        Trick(leader, played[4 * index : 4 * index + 4]) for index, leader in enumerate(leaders)
     )
 
 

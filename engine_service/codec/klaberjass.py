@@ -241,7 +241,12 @@ def _encode_tricks(tricks: Sequence[TakenTrick]) -> bytes:
     )
 
 
+@functools.lru_cache(maxsize=MESSAGES_REMEMBERED // 8)
 def _decode_tricks(data: bytes) -> tuple[TakenTrick, ...]:
+    """Stored taken tricks as values, built once and shared between loads (they are immutable).
+
+    Every move of a deal loads the last deal's tricks and this deal's so far again.
+    """
     return tuple(
         TakenTrick(leader, (CARDS[first], CARDS[second]), winner, points)
         for leader, first, second, winner, points in (
@@ -320,6 +325,12 @@ def _encode_deals(deals: Sequence[DealResult]) -> list[int]:
 
 
 def _decode_deals(numbers: Sequence[int]) -> tuple[DealResult, ...]:
+    return _deals_of(tuple(numbers))
+
+
+@functools.lru_cache(maxsize=MESSAGES_REMEMBERED // 8)
+def _deals_of(numbers: tuple[int, ...]) -> tuple[DealResult, ...]:
+    """Stored deal results as values, built once and shared as :func:`_decode_tricks`'s are."""
     deals = []
     for start in range(0, len(numbers), _DEAL_FIELDS):
         dealer, maker, trump, point0, point1, score0, score1 = numbers[start : start + _DEAL_FIELDS]
