@@ -8,13 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine_service import mypyc_attr
 from engine_service.core.cards import Card
 
 
-# Non-native (so are the games' subclasses): copy.deepcopy of a compiled frozen dataclass's
-# subclass went through the frozen __setattr__ and failed.
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class SeatedTrick:
     """A trick: who led it and the cards played so far, in play order.

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from engine_service import mypyc_attr
 from engine_service.core.cards import SUIT_SIZE
 from engine_service.core.tricks import SeatedTrick
 
@@ -44,7 +43,6 @@ class PassDirection(IntEnum):
 _DIRECTIONS: tuple[PassDirection, ...] = tuple(PassDirection)
 
 
-@mypyc_attr(native_class=False)  # as SeatedTrick is
 @dataclass(frozen=True, slots=True)
 class Trick(SeatedTrick):
     """A Hearts trick, among four seats."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from engine_service import mypyc_attr
 from engine_service.core.cards import Card, Suit
 from engine_service.core.tricks import SeatedTrick
 from engine_service.games.klaberjass.cards import beats
@@ -40,7 +39,6 @@ class Bid:
     suit: Suit | None
 
 
-@mypyc_attr(native_class=False)  # as SeatedTrick is
 @dataclass(frozen=True, slots=True)
 class Trick(SeatedTrick):
     """A Klaberjass trick, between the two seats."""

@@ -22,7 +22,6 @@ from klaberjass_positions import position
 from engine_service.codec.klaberjass import KlaberjassCodec
 from engine_service.core.cards import Card, Suit
 from engine_service.core.events import Event, visible
-from engine_service.games.klaberjass import events as events_module
 from engine_service.games.klaberjass.actions import Dix, PassBid, PlayCard, TakeTrump
 from engine_service.games.klaberjass.config import EqualTotals, KlaberjassConfig, SecondDealOrder
 from engine_service.games.klaberjass.events import (
@@ -339,10 +338,12 @@ EVENT_TYPES = (
 )
 
 
-def source_docstrings(module_file: str) -> dict[str, str]:
+EVENTS_SOURCE = Path(__file__).resolve().parents[3] / "engine_service/games/klaberjass/events.py"
+
+
+def source_docstrings() -> dict[str, str]:
     """Class docstrings read from the module's source: a mypyc-compiled class has no __doc__."""
-    source = Path(module_file).with_name(Path(module_file).name.split(".")[0] + ".py")
-    tree = ast.parse(source.read_text())
+    tree = ast.parse(EVENTS_SOURCE.read_text())
     return {
         node.name: ast.get_docstring(node) or ""
         for node in tree.body
@@ -351,7 +352,7 @@ def source_docstrings(module_file: str) -> dict[str, str]:
 
 
 def test_every_event_names_its_rule() -> None:
-    docstrings = source_docstrings(events_module.__file__)
+    docstrings = source_docstrings()
     for event_type in EVENT_TYPES:
         assert "K-R" in docstrings[event_type.__name__], event_type
 

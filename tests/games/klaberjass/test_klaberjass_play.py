@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 
 import pytest
 from klaberjass_positions import act, cards, play, position
@@ -121,7 +121,9 @@ def test_k_r19_the_last_trick_scores_ten() -> None:
 
 def test_k_r17_apply_refuses_and_leaves_the_state_equal() -> None:
     state = position(["", "7H KD"], trick="AS", leader=0, trump="H")
-    before = copy.deepcopy(state)
+    # The same values in a new state: every field is immutable, and copy.deepcopy cannot
+    # copy a mypyc-compiled frozen dataclass (it sets fields through the frozen __setattr__).
+    before = dataclasses.replace(state)
     with pytest.raises(IllegalAction) as raised:
         RULES.apply(state, 1, parse_action("play KD"))
     assert raised.value.violation == RULES.check(state, 1, parse_action("play KD"))
