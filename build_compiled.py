@@ -14,6 +14,7 @@ and then finds none of its submodules; they hold docstrings and registries, no h
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -46,8 +47,29 @@ def sources() -> list[str]:
     return [path for path in found if path not in EXCLUDED and not path.endswith("/__init__.py")]
 
 
+LIB = ROOT / "build" / "compiled-lib"
+"""Where setuptools links the extensions before :func:`install` moves them beside the sources."""
+
+
+def install(started: float) -> None:
+    """Put each built ``.so`` beside its source by rename, never by writing over the old one.
+
+    A running server (or test) has the old file mapped; truncating it in place would crash
+    that process, while a rename leaves its mapping intact. Unchanged files are not touched
+    beyond their time: each is dated to when this build began, since ``engine_service``
+    compares every ``.so`` with its ``.py`` to spot edits made since.
+    """
+    for built in LIB.glob("engine_service/**/*.so"):
+        target = ROOT / built.relative_to(LIB)
+        if not target.exists() or target.read_bytes() != built.read_bytes():
+            staging = target.with_name(target.name + ".new")
+            shutil.copyfile(built, staging)
+            os.replace(staging, target)
+        os.utime(target, (started, started))
+
+
 def main() -> None:
-    """Build every module of :func:`sources` in place with two compile jobs."""
+    """Build every module of :func:`sources` with up to four compile jobs, then install."""
     os.chdir(ROOT)
     started = time.time()
     jobs = str(max(1, min(4, os.cpu_count() or 1)))
@@ -56,12 +78,17 @@ def main() -> None:
         packages=[],
         py_modules=[],
         ext_modules=mypycify(sources(), opt_level="3", group_name=GROUP),
-        script_args=["-q", "build_ext", "--inplace", "--parallel", jobs, *sys.argv[1:]],
+        script_args=[
+            "-q",
+            "build_ext",
+            "--build-lib",
+            str(LIB),
+            "--parallel",
+            jobs,
+            *sys.argv[1:],
+        ],
     )
-    # Unchanged extensions are copied with their old times; engine_service compares each .so
-    # with its .py to spot edits made since, so every one is dated to when this build began.
-    for built in ROOT.glob("engine_service/**/*.so"):
-        os.utime(built, (started, started))
+    install(started)
 
 
 if __name__ == "__main__":
