@@ -44,6 +44,8 @@ class Settings:
             (:mod:`engine_service.api.timer_workers`); 0 runs it on the server's event loop.
             Off here so in-process servers start no processes of their own; the command line
             defaults to :data:`DEFAULT_BACKGROUND_WORKERS`.
+        timer_loop: whether this process runs a timer loop at all; a process group runs one,
+            in its first process (:mod:`engine_service.api.launcher`).
         processes: server processes serving ``address`` together (``SO_REUSEPORT``), started
             and supervised by :mod:`engine_service.api.launcher`; one interpreter uses one
             core. Off (1) here so in-process servers stay one process; the command line
@@ -69,6 +71,7 @@ class Settings:
     timer_share: float = 0.25
     service_keys: tuple[str, ...] = ()
     background_workers: int = 0
+    timer_loop: bool = True
     processes: int = 1
 
 

@@ -40,7 +40,6 @@ from typing import Final
 
 from engine_service.api.logs import configure_logging
 from engine_service.api.server import build_server, metrics_exporter, serve
-from engine_service.api.timer_workers import TimerWorkers
 from engine_service.settings import Settings, parse_settings
 
 RESTART_LIMIT: Final = 5
@@ -59,12 +58,16 @@ class GroupSettingsError(ValueError):
 
 
 def child_settings(settings: Settings, index: int) -> Settings:
-    """The settings of child ``index``: its own metrics port; the web page on child 0 only."""
+    """The settings of child ``index``: its own metrics port.
+
+    The web page and the group's one timer loop are child 0's only.
+    """
     return replace(
         settings,
         processes=1,
         metrics_port=settings.metrics_port + index if settings.metrics_port else 0,
         web_port=settings.web_port if index == 0 else 0,
+        timer_loop=index == 0,
     )
 
 
@@ -80,16 +83,6 @@ def check_group(settings: Settings) -> None:
             f"({settings.address}): with port 0 every process would pick a port of its own; "
             "give a port, or use --processes 1"
         )
-
-
-class _NoTimers(TimerWorkers):
-    """Stands in for the timer workers of children other than 0: the group runs one loop."""
-
-    def start(self) -> None:
-        """Start nothing: child 0 runs the group's timer loop."""
-
-    async def stop(self, grace_seconds: float) -> None:
-        """Stop nothing."""
 
 
 def _die_with_parent() -> None:
@@ -126,8 +119,6 @@ async def _serve_child(settings: Settings, index: int, stop: ProcessEvent, paren
 
     watcher = asyncio.create_task(watch_stop())
     engine_server = await build_server(settings)
-    if index:
-        engine_server.workers = _NoTimers(settings)
     await engine_server.start()
     log.info("serving", extra={"address": settings.address, "server": index, "pid": os.getpid()})
     await stopping.wait()
@@ -148,11 +139,7 @@ class ProcessGroup:
     _stopping: bool = False
 
     def _spawn(self, index: int) -> SpawnProcess:
-        # Child 0 keeps background_workers as set; the others get _NoTimers in place of theirs,
-        # so they are told 1 to build no timer loop on their event loop either.
         own = child_settings(self.settings, index)
-        if index:
-            own = replace(own, background_workers=1)
         process = _SPAWN.Process(
             target=_child,
             args=(own, index, self._stop, os.getpid()),

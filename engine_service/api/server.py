@@ -63,6 +63,7 @@ class EngineServer:
     timer_settings: TimerSettings
     web: WebGateway | None = None
     workers: TimerWorkers | None = None
+    runs_timers: bool = True
     _timers: asyncio.Task[None] | None = None
     _timers_stop: asyncio.Event | None = None
 
@@ -74,7 +75,7 @@ class EngineServer:
             await self.web.start()
         if self.workers is not None:
             self.workers.start()
-        else:
+        elif self.runs_timers:
             self._timers_stop = asyncio.Event()
             self._timers = asyncio.create_task(
                 run_timers(self.engine, self.timer_settings, self._timers_stop)
@@ -129,9 +130,22 @@ async def build_server(settings: Settings) -> EngineServer:
         host = settings.address.rsplit(":", 1)[0].strip("[]")
         register = engine_service_pb2_grpc.add_EngineServiceServicer_to_server
         web = WebGateway(servicer, register, host, settings.web_port, settings.grace_seconds)
-    workers = TimerWorkers(settings) if settings.background_workers else None
+    workers = None
+    if settings.timer_loop and settings.background_workers:
+        workers = TimerWorkers(settings)
     timers = timer_settings(settings, on_event_loop=workers is None)
-    return EngineServer(server, port, health_servicer, feed, store, engine, timers, web, workers)
+    return EngineServer(
+        server,
+        port,
+        health_servicer,
+        feed,
+        store,
+        engine,
+        timers,
+        web,
+        workers,
+        settings.timer_loop,
+    )
 
 
 async def serve_until(
