@@ -34,6 +34,10 @@ EXCLUDED: dict[str, str] = {
     # Compiled, PassChoices(Sequence) shares Sequence's ABC registry, so isinstance((),
     # PassChoices) holds; as a non-native class it meets a metaclass conflict.
     "engine_service/games/hearts/actions.py": "PassChoices, a Sequence, breaks isinstance",
+    # Compiled, an error subclass that only overrides the class attribute ``reason`` (and
+    # VersionExpired, AlreadyExists...) has no ``reason`` on its instances: AttributeError
+    # where a status is built. Errors are raised once per refused call, never in a hot loop.
+    "engine_service/core/errors.py": "subclasses' class attribute reason is lost on instances",
 }
 
 
@@ -54,11 +58,15 @@ LIB = ROOT / "build" / "compiled-lib"
 def install(started: float) -> None:
     """Put each built ``.so`` beside its source by rename, never by writing over the old one.
 
-    A running server (or test) has the old file mapped; truncating it in place would crash
+    Those of modules this build left out (now :data:`EXCLUDED`) are removed, so their sources
+    load. A running server (or test) has the old file mapped; truncating it in place would crash
     that process, while a rename leaves its mapping intact. Unchanged files are not touched
     beyond their time: each is dated to when this build began, since ``engine_service``
     compares every ``.so`` with its ``.py`` to spot edits made since.
     """
+    built_now = {ROOT / built.relative_to(LIB) for built in LIB.glob("engine_service/**/*.so")}
+    for left in {path for path in (ROOT / "engine_service").rglob("*.so")} - built_now:
+        left.unlink()
     for built in LIB.glob("engine_service/**/*.so"):
         target = ROOT / built.relative_to(LIB)
         if not target.exists() or target.read_bytes() != built.read_bytes():
@@ -72,6 +80,7 @@ def main() -> None:
     """Build every module of :func:`sources` with up to four compile jobs, then install."""
     os.chdir(ROOT)
     started = time.time()
+    shutil.rmtree(LIB, ignore_errors=True)  # only this build's outputs are installed
     jobs = str(max(1, min(4, os.cpu_count() or 1)))
     setup(
         name="engine-service-compiled",
