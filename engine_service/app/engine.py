@@ -42,6 +42,7 @@ from engine_service.core.table import (
     check_can_act,
     check_change,
     initial_clocks,
+    is_secret,
     outcome_of,
     tick_clocks,
 )
@@ -436,7 +437,7 @@ class Engine:
         entries = []
         for index, raw in enumerate(raw_entries, start=start):
             logged = decode_log_entry(record.game_type, raw)
-            hidden = not over and logged.seat != seat and rules.is_secret(logged.action)
+            hidden = not over and logged.seat != seat and is_secret(rules, logged.action)
             action = None if hidden else logged.action
             entries.append(LogLine(index, logged.seat, action, logged.applied_at_ms))
         log_length = stored.version - 1
@@ -492,7 +493,7 @@ class Engine:
         _, entries = await self.store.log(game_id, expected - 1, current - 1)
         for raw in entries:
             logged = decode_log_entry(record.game_type, raw)
-            if logged.seat == seat or not rules.is_secret(logged.action):
+            if logged.seat == seat or not is_secret(rules, logged.action):
                 raise VersionConflict(expected, current)
 
     async def state_at(self, game_id: str, version: int) -> GameRecord:

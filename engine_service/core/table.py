@@ -142,6 +142,15 @@ def is_table_change(action: Any) -> bool:
     return isinstance(action, TABLE_CHANGES)
 
 
+def is_secret(rules: Rules[Any, Any, Any], action: Any) -> bool:
+    """Whether a logged action is another seat's secret: a move the rules keep hidden.
+
+    Table changes are public; only the game's own moves go to its rules, whose ``is_secret``
+    takes the game's actions alone.
+    """
+    return not is_table_change(action) and rules.is_secret(action)
+
+
 # -- where a game stands -----------------------------------------------------------------
 
 
