@@ -154,10 +154,11 @@ $(NODE_STAMP): clients/node/package-lock.json | system-deps
 
 node-deps: $(NODE_STAMP) ## install the Node.js client's packages from its lockfile (npm ci)
 
-# The whole suite runs on the compiled rules, then the conformance suite again on the sources.
+# The whole suite runs on the compiled rules, then the conformance suite again on the sources,
+# with the docstring examples (mypyc keeps no docstrings).
 test: setup node-deps web browser-deps ## run the whole test suite against real redis-server and gRPC servers
 	$(PY) -m pytest
-	CARDENGINE_PURE=1 $(PY) -m pytest tests/conformance
+	CARDENGINE_PURE=1 $(PY) -m pytest tests/conformance tests/test_doctests.py
 
 lint: setup protos-check ## stubs up to date, ruff, mypy --strict, buf lint, buf breaking against main
 	$(VENV)/bin/ruff check .
