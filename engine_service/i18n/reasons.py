@@ -260,6 +260,24 @@ REASONS: Final[Mapping[str, tuple[Texts, ...]]] = MappingProxyType(
                 "Dit spel kent geen opgave, dus een klok kan er geen geven.",
             ),
         ),
+        "REQUEST_UNDECODABLE": (
+            _t(
+                "The request could not be read: its bytes are not the message this call takes.",
+                "No se pudo leer la solicitud: sus bytes no son el mensaje que espera esta llamada.",
+                "La demande est illisible : ses octets ne sont pas le message qu'attend cet appel.",
+                "Die Anfrage ist unlesbar: Ihre Bytes sind nicht die Nachricht dieses Aufrufs.",
+                "Het verzoek is onleesbaar: de bytes zijn niet het bericht dat deze aanroep verwacht.",
+            ),
+        ),
+        "REQUEST_TOO_LARGE": (
+            _t(
+                "The request is larger than the service accepts.",
+                "La solicitud es más grande de lo que el servicio acepta.",
+                "La demande est plus grande que ce que le service accepte.",
+                "Die Anfrage ist größer, als der Dienst annimmt.",
+                "Het verzoek is groter dan de dienst aanneemt.",
+            ),
+        ),
         "GAME_OVER": (
             _t(
                 "The game is over; no more moves are accepted.",

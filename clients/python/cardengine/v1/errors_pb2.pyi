@@ -85,6 +85,14 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """ALREADY_EXISTS, T-R9: the game already has a rematch (named in metadata "rematchId")."""
     ERROR_REASON_NO_FORFEIT_IN_GAME: _ErrorReason.ValueType  # 30
     """INVALID_ARGUMENT, T-R5: the game defines no forfeit (Hearts), so a clock cannot forfeit."""
+    ERROR_REASON_REQUEST_UNDECODABLE: _ErrorReason.ValueType  # 31
+    """INVALID_ARGUMENT: the request's bytes are not the method's request message (they do not
+    parse, or a string field is not UTF-8); nothing was read from them.
+    """
+    ERROR_REASON_REQUEST_TOO_LARGE: _ErrorReason.ValueType  # 32
+    """RESOURCE_EXHAUSTED: the request is larger than the service accepts (its
+    --max-request-bytes); over gRPC the transport itself refuses it, without details.
+    """
     ERROR_REASON_LEADER_MUST_PLAY: _ErrorReason.ValueType  # 100
     """Guandan (100..149).
     FAILED_PRECONDITION, G-R17: the leader of a trick must play, not pass.
@@ -194,6 +202,14 @@ ERROR_REASON_ALREADY_REMATCHED: ErrorReason.ValueType  # 29
 """ALREADY_EXISTS, T-R9: the game already has a rematch (named in metadata "rematchId")."""
 ERROR_REASON_NO_FORFEIT_IN_GAME: ErrorReason.ValueType  # 30
 """INVALID_ARGUMENT, T-R5: the game defines no forfeit (Hearts), so a clock cannot forfeit."""
+ERROR_REASON_REQUEST_UNDECODABLE: ErrorReason.ValueType  # 31
+"""INVALID_ARGUMENT: the request's bytes are not the method's request message (they do not
+parse, or a string field is not UTF-8); nothing was read from them.
+"""
+ERROR_REASON_REQUEST_TOO_LARGE: ErrorReason.ValueType  # 32
+"""RESOURCE_EXHAUSTED: the request is larger than the service accepts (its
+--max-request-bytes); over gRPC the transport itself refuses it, without details.
+"""
 ERROR_REASON_LEADER_MUST_PLAY: ErrorReason.ValueType  # 100
 """Guandan (100..149).
 FAILED_PRECONDITION, G-R17: the leader of a trick must play, not pass.
