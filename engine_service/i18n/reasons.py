@@ -263,10 +263,10 @@ REASONS: Final[Mapping[str, tuple[Texts, ...]]] = MappingProxyType(
         "REQUEST_UNDECODABLE": (
             _t(
                 "The request could not be read: its bytes are not the message this call takes.",
-                "No se pudo leer la solicitud: sus bytes no son el mensaje que espera esta llamada.",
+                "No se pudo leer la solicitud: sus bytes no son el mensaje de esta llamada.",
                 "La demande est illisible : ses octets ne sont pas le message qu'attend cet appel.",
                 "Die Anfrage ist unlesbar: Ihre Bytes sind nicht die Nachricht dieses Aufrufs.",
-                "Het verzoek is onleesbaar: de bytes zijn niet het bericht dat deze aanroep verwacht.",
+                "Het verzoek is onleesbaar: de bytes zijn niet het bericht van deze aanroep.",
             ),
         ),
         "REQUEST_TOO_LARGE": (
