@@ -278,6 +278,15 @@ REASONS: Final[Mapping[str, tuple[Texts, ...]]] = MappingProxyType(
                 "Het verzoek is groter dan de dienst aanneemt.",
             ),
         ),
+        "REQUEST_ID_REUSED": (
+            _t(
+                "This request id was already used for a different request; use a new id.",
+                "Este id de solicitud ya se usó para otra solicitud; use un id nuevo.",
+                "Cet identifiant a déjà servi à une autre demande ; prenez-en un nouveau.",
+                "Diese Anfrage-ID gehört schon zu einer anderen Anfrage; nehmen Sie eine neue.",
+                "Dit verzoek-id is al voor een ander verzoek gebruikt; neem een nieuw id.",
+            ),
+        ),
         "GAME_OVER": (
             _t(
                 "The game is over; no more moves are accepted.",

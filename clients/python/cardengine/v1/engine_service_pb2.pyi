@@ -209,10 +209,18 @@ class CreateGameRequest(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     CLOCK_FIELD_NUMBER: _builtins.int
     LABELS_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """A name from ListGameTypes."""
     seed: _builtins.int
     """Fixes every shuffle; unset picks a random seed. Revealed by GetActionLog once over."""
+    request_id: _builtins.str
+    """A client-chosen id (1 to 64 printable characters) that makes retries safe (AIP-155): a
+    repeated request with the same id returns the first reply (the same game, tokens and admin
+    token) and creates nothing; the same id with a different request is INVALID_ARGUMENT
+    (REQUEST_ID_REUSED). Make it unguessable (a UUID4): the reply it recovers holds the tokens.
+    Empty: no idempotency, every call creates a game.
+    """
     @_builtins.property
     def options(self) -> _game_pb2.GameOptions:
         """Unset, or the options message of the same game type."""
@@ -240,10 +248,11 @@ class CreateGameRequest(_message.Message):
         seed: _builtins.int | None = ...,
         clock: _game_pb2.ClockPolicy | None = ...,
         labels: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "options", b"options", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "game_type", b"game_type", "labels", b"labels", "options", b"options", "seats", b"seats", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "game_type", b"game_type", "labels", b"labels", "options", b"options", "request_id", b"request_id", "seats", b"seats", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -381,7 +390,11 @@ class SubmitActionRequest(_message.Message):
     expected_version: _builtins.int
     """The version of the view the action was chosen from (at least 1)."""
     request_id: _builtins.str
-    """A client-chosen id (1 to 64 printable characters) that makes retries safe."""
+    """A client-chosen id (1 to 64 printable characters) that makes retries safe: the same id
+    from the same seat returns the first reply and applies nothing. The same id with another
+    action is INVALID_ARGUMENT (REQUEST_ID_REUSED); expected_version does not count, so a
+    retry made from a newer view is still the same request.
+    """
     @_builtins.property
     def action(self) -> _game_pb2.Action: ...
     def __init__(

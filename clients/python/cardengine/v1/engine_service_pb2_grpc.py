@@ -134,7 +134,9 @@ class EngineServiceServicer:
 
     def CreateGame(self, request, context):
         """Creates a game, lets bots act until a human must, and returns one token per human seat.
-        Codes: INVALID_ARGUMENT (unknown game type, wrong seat count, bad option value).
+        A retry with the same request_id returns the first response and creates nothing.
+        Codes: INVALID_ARGUMENT (unknown game type, wrong seat count, bad option value,
+        REQUEST_ID_REUSED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -46,7 +46,9 @@ class EngineServiceStub:
     """Lists the game types with their options and defaults. Never fails."""
     CreateGame: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.CreateGameRequest, _engine_service_pb2.CreateGameResponse]
     """Creates a game, lets bots act until a human must, and returns one token per human seat.
-    Codes: INVALID_ARGUMENT (unknown game type, wrong seat count, bad option value).
+    A retry with the same request_id returns the first response and creates nothing.
+    Codes: INVALID_ARGUMENT (unknown game type, wrong seat count, bad option value,
+    REQUEST_ID_REUSED).
     """
     GetGameView: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.GetGameViewRequest, _engine_service_pb2.GetGameViewResponse]
     """Returns a seat's view (token required) or, with no seat, a spectator's view.
@@ -158,7 +160,9 @@ class EngineServiceAsyncStub(EngineServiceStub):
     """Lists the game types with their options and defaults. Never fails."""
     CreateGame: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.CreateGameRequest, _engine_service_pb2.CreateGameResponse]  # type: ignore[assignment]
     """Creates a game, lets bots act until a human must, and returns one token per human seat.
-    Codes: INVALID_ARGUMENT (unknown game type, wrong seat count, bad option value).
+    A retry with the same request_id returns the first response and creates nothing.
+    Codes: INVALID_ARGUMENT (unknown game type, wrong seat count, bad option value,
+    REQUEST_ID_REUSED).
     """
     GetGameView: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.GetGameViewRequest, _engine_service_pb2.GetGameViewResponse]  # type: ignore[assignment]
     """Returns a seat's view (token required) or, with no seat, a spectator's view.
@@ -279,7 +283,9 @@ class EngineServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_engine_service_pb2.CreateGameResponse, _abc.Awaitable[_engine_service_pb2.CreateGameResponse]]:
         """Creates a game, lets bots act until a human must, and returns one token per human seat.
-        Codes: INVALID_ARGUMENT (unknown game type, wrong seat count, bad option value).
+        A retry with the same request_id returns the first response and creates nothing.
+        Codes: INVALID_ARGUMENT (unknown game type, wrong seat count, bad option value,
+        REQUEST_ID_REUSED).
         """
 
     @_abc_1.abstractmethod

@@ -93,6 +93,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """RESOURCE_EXHAUSTED: the request is larger than the service accepts (its
     --max-request-bytes); over gRPC the transport itself refuses it, without details.
     """
+    ERROR_REASON_REQUEST_ID_REUSED: _ErrorReason.ValueType  # 39
+    """INVALID_ARGUMENT: the request_id was already used for a different request (AIP-155); the
+    first request's reply is kept for that id, so a new request needs a new id.
+    """
     ERROR_REASON_LEADER_MUST_PLAY: _ErrorReason.ValueType  # 100
     """Guandan (100..149).
     FAILED_PRECONDITION, G-R17: the leader of a trick must play, not pass.
@@ -209,6 +213,10 @@ parse, or a string field is not UTF-8); nothing was read from them.
 ERROR_REASON_REQUEST_TOO_LARGE: ErrorReason.ValueType  # 32
 """RESOURCE_EXHAUSTED: the request is larger than the service accepts (its
 --max-request-bytes); over gRPC the transport itself refuses it, without details.
+"""
+ERROR_REASON_REQUEST_ID_REUSED: ErrorReason.ValueType  # 39
+"""INVALID_ARGUMENT: the request_id was already used for a different request (AIP-155); the
+first request's reply is kept for that id, so a new request needs a new id.
 """
 ERROR_REASON_LEADER_MUST_PLAY: ErrorReason.ValueType  # 100
 """Guandan (100..149).
