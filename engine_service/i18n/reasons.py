@@ -278,6 +278,63 @@ REASONS: Final[Mapping[str, tuple[Texts, ...]]] = MappingProxyType(
                 "Het verzoek is groter dan de dienst aanneemt.",
             ),
         ),
+        "SERVICE_KEY_SCOPE": (
+            _t(
+                "This service key lacks the scope {scope}, which this call needs.",
+                "A esta clave del servicio le falta el permiso {scope}, que necesita esta "
+                "llamada.",
+                "Cette clé du service n'a pas la portée {scope}, qu'il faut pour cet appel.",
+                "Diesem Schlüssel des Dienstes fehlt die Berechtigung {scope} für diesen Aufruf.",
+                "Deze sleutel van de dienst mist de bevoegdheid {scope} voor deze aanroep.",
+            ),
+            _t(
+                "This service key lacks the scope this call needs.",
+                "A esta clave del servicio le falta el permiso que necesita esta llamada.",
+                "Cette clé du service n'a pas la portée qu'il faut pour cet appel.",
+                "Diesem Schlüssel des Dienstes fehlt die Berechtigung für diesen Aufruf.",
+                "Deze sleutel van de dienst mist de bevoegdheid die deze aanroep nodig heeft.",
+            ),
+        ),
+        "RATE_LIMITED": (
+            _t(
+                "Too many calls with this service key; try again in {retrySeconds} s.",
+                "Demasiadas llamadas con esta clave del servicio; vuelve a intentarlo en "
+                "{retrySeconds} s.",
+                "Trop d'appels avec cette clé du service ; réessayez dans {retrySeconds} s.",
+                "Zu viele Aufrufe mit diesem Schlüssel des Dienstes; versuche es in "
+                "{retrySeconds} s wieder.",
+                "Te veel aanroepen met deze sleutel van de dienst; probeer het over "
+                "{retrySeconds} s opnieuw.",
+            ),
+            _t(
+                "Too many calls with this service key; try again later.",
+                "Demasiadas llamadas con esta clave del servicio; vuelve a intentarlo más tarde.",
+                "Trop d'appels avec cette clé du service ; réessayez plus tard.",
+                "Zu viele Aufrufe mit diesem Schlüssel des Dienstes; versuche es später wieder.",
+                "Te veel aanroepen met deze sleutel van de dienst; probeer het later opnieuw.",
+            ),
+        ),
+        "GAME_QUOTA_EXCEEDED": (
+            _t(
+                "This service key created the {limit} games it may for now; try again in "
+                "{retrySeconds} s.",
+                "Esta clave del servicio ya creó las {limit} partidas que puede por ahora; "
+                "vuelve a intentarlo en {retrySeconds} s.",
+                "Cette clé du service a créé les {limit} parties qu'elle peut pour l'instant ; "
+                "réessayez dans {retrySeconds} s.",
+                "Dieser Schlüssel des Dienstes hat die {limit} Spiele angelegt, die er vorerst "
+                "darf; versuche es in {retrySeconds} s wieder.",
+                "Deze sleutel van de dienst heeft de {limit} spellen gemaakt die hij voorlopig "
+                "mag; probeer het over {retrySeconds} s opnieuw.",
+            ),
+            _t(
+                "This service key created as many games as it may for now.",
+                "Esta clave del servicio ya creó todas las partidas que puede por ahora.",
+                "Cette clé du service a créé autant de parties qu'elle peut pour l'instant.",
+                "Dieser Schlüssel des Dienstes hat so viele Spiele angelegt, wie er vorerst darf.",
+                "Deze sleutel van de dienst heeft zoveel spellen gemaakt als hij voorlopig mag.",
+            ),
+        ),
         "REQUEST_ID_REUSED": (
             _t(
                 "This request id was already used for a different request; use a new id.",

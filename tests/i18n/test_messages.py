@@ -63,6 +63,9 @@ SAMPLES = {
     "expectedVersion": "4",
     "currentVersion": "6",
     "rematchId": "5f0c3a9e2b7d41c8a6e9d0b1c2f3a4e5",
+    "scope": "create",
+    "retrySeconds": "1.5",
+    "limit": "100",
 }
 """A realistic value for every particular a reason can name."""
 

@@ -97,6 +97,19 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INVALID_ARGUMENT: the request_id was already used for a different request (AIP-155); the
     first request's reply is kept for that id, so a new request needs a new id.
     """
+    ERROR_REASON_SERVICE_KEY_SCOPE: _ErrorReason.ValueType  # 60
+    """Service keys and their quotas (60..69).
+    PERMISSION_DENIED: the x-service-key is the service's, but lacks the scope the call needs
+    (create, list or admin; named in metadata "scope").
+    """
+    ERROR_REASON_RATE_LIMITED: _ErrorReason.ValueType  # 61
+    """RESOURCE_EXHAUSTED: the service key made more calls than its rate allows; RetryInfo says
+    when to try again, QuotaFailure names the key.
+    """
+    ERROR_REASON_GAME_QUOTA_EXCEEDED: _ErrorReason.ValueType  # 62
+    """RESOURCE_EXHAUSTED: the service key created as many games as it may within its window;
+    RetryInfo says when the oldest leaves the window, QuotaFailure names the key.
+    """
     ERROR_REASON_LEADER_MUST_PLAY: _ErrorReason.ValueType  # 100
     """Guandan (100..149).
     FAILED_PRECONDITION, G-R17: the leader of a trick must play, not pass.
@@ -217,6 +230,19 @@ ERROR_REASON_REQUEST_TOO_LARGE: ErrorReason.ValueType  # 32
 ERROR_REASON_REQUEST_ID_REUSED: ErrorReason.ValueType  # 39
 """INVALID_ARGUMENT: the request_id was already used for a different request (AIP-155); the
 first request's reply is kept for that id, so a new request needs a new id.
+"""
+ERROR_REASON_SERVICE_KEY_SCOPE: ErrorReason.ValueType  # 60
+"""Service keys and their quotas (60..69).
+PERMISSION_DENIED: the x-service-key is the service's, but lacks the scope the call needs
+(create, list or admin; named in metadata "scope").
+"""
+ERROR_REASON_RATE_LIMITED: ErrorReason.ValueType  # 61
+"""RESOURCE_EXHAUSTED: the service key made more calls than its rate allows; RetryInfo says
+when to try again, QuotaFailure names the key.
+"""
+ERROR_REASON_GAME_QUOTA_EXCEEDED: ErrorReason.ValueType  # 62
+"""RESOURCE_EXHAUSTED: the service key created as many games as it may within its window;
+RetryInfo says when the oldest leaves the window, QuotaFailure names the key.
 """
 ERROR_REASON_LEADER_MUST_PLAY: ErrorReason.ValueType  # 100
 """Guandan (100..149).
