@@ -4,7 +4,8 @@ Every status carries an ``ErrorInfo`` (domain ``cardengine``, a stable reason, m
 rule breaks add a ``PreconditionFailure`` naming the rule, bad fields a ``BadRequest``, and
 every status a ``LocalizedMessage`` explaining it in the caller's language
 (:mod:`engine_service.i18n`).
-Anything unexpected becomes INTERNAL and is logged; nothing a client sends can cause it.
+Storage trouble becomes UNAVAILABLE (:mod:`engine_service.store.failures`); anything else
+unexpected becomes INTERNAL and is logged; nothing a client sends can cause it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 import grpc
-import redis
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
@@ -33,6 +33,7 @@ from engine_service.core.errors import (
     WatcherTooSlow,
 )
 from engine_service.i18n import ENGLISH, explain
+from engine_service.store.failures import storage_trouble
 
 DOMAIN: Final = "cardengine"
 log = logging.getLogger(__name__)
@@ -111,14 +112,24 @@ def status_for(error: EngineError, language: str = ENGLISH) -> status_pb2.Status
 
 
 def unexpected_status(error: Exception, method: str, language: str = ENGLISH) -> status_pb2.Status:
-    """UNAVAILABLE when Redis cannot be reached, INTERNAL (logged) for anything else."""
-    if isinstance(error, redis.ConnectionError | redis.TimeoutError):
-        log.warning("storage unavailable", extra={"rpc": method, "error": str(error)})
+    """UNAVAILABLE for storage trouble (its kind in ``storageError``), INTERNAL for the rest.
+
+    Storage trouble (:func:`~engine_service.store.failures.storage_trouble`) is logged as a
+    warning: the call wrote nothing and the client may retry. Anything else is a bug, logged
+    with its traceback.
+    """
+    trouble = storage_trouble(error)
+    metadata: dict[str, str] = {}
+    if trouble is not None:
+        log.warning(
+            "storage unavailable", extra={"rpc": method, "trouble": trouble, "error": str(error)}
+        )
         reason, code, message = "STORAGE_UNAVAILABLE", code_pb2.UNAVAILABLE, "storage unavailable"
+        metadata = {"storageError": trouble}
     else:
         log.exception("unexpected error", extra={"rpc": method})
         reason, code, message = "INTERNAL", code_pb2.INTERNAL, "internal error"
-    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN)
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
     localized = _localized(reason, {}, language)
     return status_pb2.Status(code=code, message=message, details=_packed(info, localized))
 

@@ -1,0 +1,77 @@
+"""Which Redis errors mean "the storage cannot take this call now", and what to call them.
+
+A client told UNAVAILABLE retries, perhaps on another server or after a failover; a client
+told INTERNAL gives up. So every refusal by a healthy-but-troubled Redis is storage trouble:
+out of memory under ``noeviction`` (OOM), a replica that cannot take writes (READONLY, as
+right after a failover), a replica still loading its data (LOADING), a replica whose master
+is gone (MASTERDOWN), too few replicas (NOREPLICAS), a cluster that is down or resharding
+(CLUSTERDOWN, TRYAGAIN), a Redis busy in a script (BUSY) or unable to persist (MISCONF).
+None of these leaves half a write behind: a game's writes are one ``MULTI``/``EXEC`` or one
+script, which Redis refuses before it starts or runs whole.
+
+redis-py turns some prefixes into classes (``OutOfMemoryError``, ``ReadOnlyError``...) and
+leaves others as a plain ``ResponseError``, whose message then starts with the prefix (after
+the pipeline's "Command # n (...) of pipeline caused error:" note, when it came from one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+import redis.exceptions as errors
+
+STORAGE_PREFIXES: Final = frozenset(
+    {
+        "OOM",
+        "READONLY",
+        "LOADING",
+        "MASTERDOWN",
+        "NOREPLICAS",
+        "CLUSTERDOWN",
+        "TRYAGAIN",
+        "BUSY",
+        "MISCONF",
+    }
+)
+"""Error prefixes by which Redis refuses a command for its own state, not the command's."""
+_CLASSES: Final[Mapping[type[Exception], str]] = {
+    errors.BusyLoadingError: "LOADING",
+    errors.ConnectionError: "CONNECTION",
+    errors.TimeoutError: "TIMEOUT",
+    errors.OutOfMemoryError: "OOM",
+    errors.ReadOnlyError: "READONLY",
+    errors.MasterDownError: "MASTERDOWN",
+    errors.ClusterDownError: "CLUSTERDOWN",
+    errors.TryAgainError: "TRYAGAIN",
+    errors.ClusterError: "CLUSTER",
+    errors.SlotNotCoveredError: "CLUSTER",
+}
+"""redis-py's classes of storage trouble, most specific first."""
+_PIPELINE_NOTE: Final = "caused error: "
+
+
+def _prefix(message: str) -> str:
+    """The error code Redis put first in ``message`` (after redis-py's pipeline note)."""
+    _, noted, rest = message.partition(_PIPELINE_NOTE)
+    text = rest if noted else message
+    return text.lstrip("('\"").split(" ", 1)[0].upper()
+
+
+def storage_trouble(error: BaseException) -> str | None:
+    """What kind of storage trouble ``error`` is (e.g. ``OOM``), ``None`` when it is none.
+
+    >>> storage_trouble(errors.ResponseError("NOREPLICAS Not enough good replicas to write."))
+    'NOREPLICAS'
+    >>> storage_trouble(errors.ReadOnlyError("You can't write against a read only replica."))
+    'READONLY'
+    >>> storage_trouble(errors.ResponseError("WRONGTYPE Operation against a key")) is None
+    True
+    """
+    for kind, name in _CLASSES.items():
+        if isinstance(error, kind):
+            return name
+    if isinstance(error, errors.ResponseError):
+        prefix = _prefix(str(error))
+        return prefix if prefix in STORAGE_PREFIXES else None
+    return None
