@@ -26,7 +26,7 @@ BENCH_ARGS := $(if $(QUICK),--quick,)
 COMPILED_SRC := $(shell find engine_service/core engine_service/games engine_service/bots -name '*.py' | sort) build_compiled.py
 COMPILED_STAMP := $(VENV)/.compiled
 
-.PHONY: help setup compiled system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load golden clean
+.PHONY: help setup compiled system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load faults golden clean
 
 # Descriptions may name variables, e.g. $(ADDRESS): sed replaces each with its value here.
 help: ## list the targets
@@ -188,6 +188,9 @@ bench: setup $(BENCH_STAMP) ## figures beside their floors into results/ (QUICK=
 
 load: setup ## load test: many clients play whole games, then every stored game is checked
 	$(PY) -m bench.load $(BENCH_ARGS)
+
+faults: setup ## kill -9 and freeze Redis (each durability setting) and an engine under load; report what was lost
+	$(PY) -m engine_service.devtools.faults --output results/faults.md
 
 golden: setup ## rewrite tests/golden/ after an intended rules change
 	$(PY) -m tests.golden.record

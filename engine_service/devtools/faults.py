@@ -1,0 +1,313 @@
+"""``make faults``: break Redis and the engine under load and hold the stored games to account.
+
+Each scenario runs real processes on loopback (:mod:`engine_service.devtools.fault_processes`),
+a load of concurrent clients through a real gRPC channel
+(:mod:`engine_service.devtools.fault_load`), then the fault:
+
+* ``redis-kill``: ``kill -9`` of Redis mid-load, down for a while, started again on the same
+  port and data folder, for each durability setting (no persistence, append-only file with
+  ``appendfsync everysec``, with ``appendfsync always``);
+* ``engine-kill``: ``kill -9`` of one of two engine processes behind one round-robin channel;
+* ``redis-pause``: Redis frozen with SIGSTOP, then SIGCONT.
+
+Afterwards every acknowledged game and action must be stored (where the setting promises it),
+every stored game must replay to its snapshot, no client may have seen INTERNAL, and calls
+must succeed again without anyone restarting the engine. The figures (acknowledged actions
+lost, SubmitAction calls per second before the fault, codes during the fault, seconds to the
+first success after it) are printed as a Markdown report. ``tests/faults`` runs the same
+scenarios shortly, with the same checks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine_service.devtools.fault_load import (
+    CALL_SECONDS,
+    NEVER,
+    RETRIED,
+    Ledger,
+    Load,
+    Verdict,
+    verify,
+)
+from engine_service.devtools.fault_processes import (
+    EngineProcess,
+    RedisProcess,
+    engine_process,
+    redis_process,
+)
+
+WARM_UP = 0.5
+"""Seconds of load left out of the calls-per-second figure (connections, first games)."""
+DURABLE = ("everysec", "always")
+CHANNELS = 4
+"""Client connections the workers share."""
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How long each part of a scenario lasts.
+
+    Seconds of load before the fault, of the fault itself, and after it ends; each call's
+    deadline (a frozen Redis shows as DEADLINE_EXCEEDED once the fault outlasts it).
+    """
+
+    before: float = 8.0
+    outage: float = 5.0
+    after: float = 5.0
+    deadline: float = CALL_SECONDS
+
+
+@dataclass
+class Outcome:
+    """One scenario's figures and what it broke."""
+
+    scenario: str
+    setting: str
+    submits_per_second: float
+    during: Counter[str]
+    after: Counter[str]
+    recovery_seconds: float | None
+    verdict: Verdict
+    expected_loss: bool = False
+    allowed: frozenset[str] = frozenset({"OK", *RETRIED})
+    engine_logs: list[str] = field(default_factory=list)
+
+    def problems(self) -> list[str]:
+        """Each broken promise, in words; empty when the scenario passed."""
+        found: list[str] = []
+        codes = {key.split(":")[1] for key in self.during + self.after}
+        if forbidden := codes & NEVER:
+            found.append(f"clients saw {sorted(forbidden)}")
+        if unexpected := codes - self.allowed - NEVER:
+            found.append(f"unexpected codes {sorted(unexpected)}")
+        if self.recovery_seconds is None:
+            found.append("no call succeeded after the fault")
+        if self.verdict.not_replaying:
+            found.append(f"{len(self.verdict.not_replaying)} stored games do not replay")
+        if not self.expected_loss and (self.verdict.acks_lost or self.verdict.games_lost):
+            found.append(
+                f"{self.verdict.acks_lost} acknowledged actions and "
+                f"{self.verdict.games_lost} games lost"
+            )
+        return found
+
+
+def _outcome(
+    scenario: str,
+    setting: str,
+    ledger: Ledger,
+    marks: tuple[float, float, float, float],
+    verdict: Verdict,
+) -> Outcome:
+    """Figures from the ledger.
+
+    ``marks``: when the load started, the fault began, it ended, and the load stopped.
+    """
+    started, fault, restored, ended = marks
+    return Outcome(
+        scenario=scenario,
+        setting=setting,
+        submits_per_second=ledger.rate("SubmitAction", started + WARM_UP, fault),
+        during=ledger.codes(fault, restored),
+        after=ledger.codes(restored, ended),
+        recovery_seconds=ledger.first_ok_after(restored),
+        verdict=verdict,
+    )
+
+
+async def _under_load(
+    targets: list[str],
+    workers: int,
+    timing: Timing,
+    fault: Callable[[], None],
+    restore: Callable[[], None],
+) -> tuple[Ledger, tuple[float, float, float, float]]:
+    """Run load around a fault; the ledger and the four marks of :func:`_outcome`.
+
+    Load, then ``fault()``, ``timing.outage`` seconds, ``restore()`` (in a thread: it may
+    wait for a restarted Redis), ``timing.after`` seconds.
+    """
+    load = Load(targets, workers, timing.deadline)
+    started = time.monotonic()
+    load.start()
+    try:
+        await asyncio.sleep(timing.before)
+        fault_at = time.monotonic()
+        fault()
+        await asyncio.sleep(timing.outage)
+        await asyncio.to_thread(restore)
+        restored = time.monotonic()
+        await asyncio.sleep(timing.after)
+    finally:
+        ended = time.monotonic()
+        await load.finish()
+    return load.ledger, (started, fault_at, restored, ended)
+
+
+async def _scenario(
+    names: tuple[str, str],
+    server: RedisProcess,
+    engines: list[EngineProcess],
+    targets: list[str],
+    timing: Timing,
+    workers: int,
+    fault: Callable[[], None],
+    restore: Callable[[], None],
+) -> Outcome:
+    """Run the load around ``fault``, then hold the stored games to the ledger."""
+    ledger, marks = await _under_load(targets, workers, timing, fault, restore)
+    outcome = _outcome(*names, ledger, marks, await verify(server.url, ledger))
+    outcome.engine_logs = [engine.log_text() for engine in engines]
+    return outcome
+
+
+async def redis_kill(folder: Path, persistence: str, timing: Timing, workers: int) -> Outcome:
+    """``kill -9`` Redis under load, then start it again from its data folder on its port."""
+    with (
+        redis_process(folder / f"redis-{persistence}", persistence) as server,
+        engine_process(server.url, folder) as engine,
+    ):
+        outcome = await _scenario(
+            ("redis-kill", persistence),
+            server,
+            [engine],
+            [engine.address] * CHANNELS,
+            timing,
+            workers,
+            server.kill,
+            server.start,
+        )
+    if persistence not in DURABLE:
+        outcome.expected_loss = True
+        outcome.allowed |= {"NOT_FOUND"}  # the games were in memory only
+    return outcome
+
+
+async def redis_pause(folder: Path, timing: Timing, workers: int) -> Outcome:
+    """Redis frozen (SIGSTOP) for ``timing.outage`` seconds under load, then SIGCONT."""
+    with (
+        redis_process(folder / "redis-pause", "everysec") as server,
+        engine_process(server.url, folder) as engine,
+    ):
+        return await _scenario(
+            ("redis-pause", "everysec"),
+            server,
+            [engine],
+            [engine.address] * CHANNELS,
+            timing,
+            workers,
+            server.pause,
+            server.resume,
+        )
+
+
+async def engine_kill(folder: Path, timing: Timing, workers: int) -> Outcome:
+    """``kill -9`` of one of two engine processes; clients balance over both (round-robin).
+
+    Nothing is restored: the survivor serves on, so the fault's end is right after the kill.
+    """
+    with (
+        redis_process(folder / "redis-engine-kill", "everysec") as server,
+        engine_process(server.url, folder) as doomed,
+        engine_process(server.url, folder) as survivor,
+    ):
+        return await _scenario(
+            ("engine-kill", "2 processes"),
+            server,
+            [survivor],
+            [f"ipv4:{doomed.address},{survivor.address}"] * CHANNELS,
+            dataclasses.replace(timing, outage=0.0, after=timing.after + timing.outage),
+            workers,
+            doomed.kill,
+            lambda: None,
+        )
+
+
+def _codes(counts: Counter[str]) -> str:
+    return (
+        ", ".join(f"{key} {n}" for key, n in sorted(counts.items()) if not key.endswith(":OK"))
+        or "-"
+    )
+
+
+def report(outcomes: list[Outcome], timing: Timing, workers: int) -> str:
+    """The Markdown report of ``make faults``."""
+    lines = [
+        f"Fault scenarios: {workers} concurrent clients playing all-human Hearts games over "
+        f"gRPC, {timing.before:g} s of load, {timing.outage:g} s of fault, {timing.after:g} s "
+        "after it.",
+        "",
+        "| scenario | setting | acknowledged actions | lost | games lost | SubmitAction/s "
+        "before | failed calls during the fault | after | first OK after (s) | replay | verdict |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for o in outcomes:
+        recovery = "-" if o.recovery_seconds is None else f"{o.recovery_seconds:.2f}"
+        replay = "all" if not o.verdict.not_replaying else f"{len(o.verdict.not_replaying)} not"
+        problems = o.problems()
+        verdict = "pass" if not problems else "FAIL: " + "; ".join(problems)
+        lines.append(
+            f"| {o.scenario} | {o.setting} | {o.verdict.acknowledged} | {o.verdict.acks_lost} "
+            f"| {o.verdict.games_lost} of {o.verdict.games} | {o.submits_per_second:.0f} "
+            f"| {_codes(o.during)} | {_codes(o.after)} | {recovery} | {replay} | {verdict} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+@contextlib.contextmanager
+def scratch() -> Iterator[Path]:
+    """A data folder on disk (not tmpfs, so fsync costs what it costs) removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="cardengine-faults-") as name:
+        yield Path(name)
+
+
+async def run_all(timing: Timing, workers: int) -> list[Outcome]:
+    """Every scenario, one after another, each with its own processes."""
+    outcomes = []
+    with scratch() as folder:
+        for persistence in ("none", *DURABLE):
+            outcomes.append(await redis_kill(folder, persistence, timing, workers))
+        outcomes.append(await engine_kill(folder, timing, workers))
+        outcomes.append(await redis_pause(folder, timing, workers))
+    return outcomes
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run every scenario, print the report; exit 1 when one broke a promise."""
+    parser = argparse.ArgumentParser(prog="faults", description=__doc__)
+    parser.add_argument("--workers", type=int, default=16, help="concurrent clients (16)")
+    parser.add_argument(
+        "--before", type=float, default=Timing.before, help="seconds of load before the fault"
+    )
+    parser.add_argument(
+        "--outage", type=float, default=Timing.outage, help="seconds the fault lasts"
+    )
+    parser.add_argument(
+        "--after", type=float, default=Timing.after, help="seconds of load after it"
+    )
+    parser.add_argument("--output", type=Path, help="also write the report here")
+    args = parser.parse_args(argv)
+    timing = Timing(args.before, args.outage, args.after)
+    outcomes = asyncio.run(run_all(timing, args.workers))
+    text = report(outcomes, timing, args.workers)
+    print(text)
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(text)
+    if any(o.problems() for o in outcomes):
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Fault scenarios under load: Redis killed, frozen, an engine process killed."""
