@@ -50,6 +50,9 @@ class Settings:
             and supervised by :mod:`engine_service.api.launcher`; one interpreter uses one
             core. Off (1) here so in-process servers stay one process; the command line
             defaults to :data:`DEFAULT_PROCESSES`, the cores this process may run on.
+        max_request_bytes: the largest request message taken, on the gRPC port (gRPC's
+            ``grpc.max_receive_message_length``: larger ones get RESOURCE_EXHAUSTED before
+            anything reads them) and on the gRPC-Web gateway.
     """
 
     address: str = "127.0.0.1:50051"
@@ -73,6 +76,7 @@ class Settings:
     background_workers: int = 0
     timer_loop: bool = True
     processes: int = 1
+    max_request_bytes: int = 256 * 1024
 
 
 DEFAULT_BACKGROUND_WORKERS = 1
@@ -237,6 +241,13 @@ def parse_settings(
         help="server processes serving --address together (SO_REUSEPORT), supervised by this "
         "one; more than 1 needs a fixed port (environment ENGINE_PROCESSES; default: one per "
         f"core, {DEFAULT_PROCESSES} here)",
+    )
+    parser.add_argument(
+        "--max-request-bytes",
+        type=int,
+        default=int(env("ENGINE_MAX_REQUEST_BYTES", base.max_request_bytes)),
+        help="the largest request message taken; larger ones get RESOURCE_EXHAUSTED unread "
+        f"(environment ENGINE_MAX_REQUEST_BYTES; default {base.max_request_bytes}, 256 KiB)",
     )
     args = parser.parse_args(argv)
     values = vars(args)

@@ -6,6 +6,8 @@ every status a ``LocalizedMessage`` explaining it in the caller's language
 (:mod:`engine_service.i18n`).
 Storage trouble becomes UNAVAILABLE (:mod:`engine_service.store.failures`); anything else
 unexpected becomes INTERNAL and is logged; nothing a client sends can cause it.
+Texts that may hold what the client sent carry a bounded prefix only
+(:mod:`engine_service.api.bounds`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from engine_service.api.bounds import bounded
 from engine_service.core.errors import (
     AlreadyExists,
     EngineError,
@@ -38,6 +41,13 @@ from engine_service.store.failures import storage_trouble
 DOMAIN: Final = "cardengine"
 log = logging.getLogger(__name__)
 
+
+class RequestTooLarge(EngineError):
+    """More request bytes than the service accepts (RESOURCE_EXHAUSTED), never parsed."""
+
+    reason = "REQUEST_TOO_LARGE"
+
+
 _CODES: Final[Mapping[type[EngineError], int]] = {
     IllegalAction: code_pb2.FAILED_PRECONDITION,
     MalformedRequest: code_pb2.INVALID_ARGUMENT,
@@ -49,6 +59,7 @@ _CODES: Final[Mapping[type[EngineError], int]] = {
     WatcherTooSlow: code_pb2.RESOURCE_EXHAUSTED,
     ShuttingDown: code_pb2.UNAVAILABLE,
     AlreadyExists: code_pb2.ALREADY_EXISTS,
+    RequestTooLarge: code_pb2.RESOURCE_EXHAUSTED,
 }
 
 
@@ -88,12 +99,12 @@ def status_for(error: EngineError, language: str = ENGLISH) -> status_pb2.Status
             )
         )
     elif isinstance(error, MalformedRequest):
-        particulars = {"field": error.field_path}
+        particulars = {"field": bounded(error.field_path)}
         details.append(
             error_details_pb2.BadRequest(
                 field_violations=[
                     error_details_pb2.BadRequest.FieldViolation(
-                        field=error.field_path, description=error.description
+                        field=bounded(error.field_path), description=bounded(error.description)
                     )
                 ]
             )
@@ -102,11 +113,12 @@ def status_for(error: EngineError, language: str = ENGLISH) -> status_pb2.Status
         metadata = dict(error.metadata)
     elif isinstance(error, VersionConflict):
         metadata = {"expectedVersion": str(error.expected), "currentVersion": str(error.current)}
+    metadata = {key: bounded(value) for key, value in metadata.items()}
     info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=metadata)
     localized = _localized(error.reason, {**metadata, **particulars}, language)
     return status_pb2.Status(
         code=_CODES.get(type(error), code_pb2.INTERNAL),
-        message=str(error),
+        message=bounded(str(error)),
         details=_packed(info, *details, localized),
     )
 

@@ -8,7 +8,7 @@ from typing import Final
 
 from cardengine.v1 import engine_service_pb2
 
-from engine_service.api.messages import encode_outcome, labels_of
+from engine_service.api.messages import encode_outcome, game_type_of, labels_of
 from engine_service.app.games import STATES, GameFilter, GameInfo
 from engine_service.app.play import OVER, RUNNING, WAITING
 from engine_service.codec.players import PLAYER_TYPES
@@ -63,7 +63,7 @@ def filter_of(request: engine_service_pb2.ListGamesRequest) -> GameFilter:
             raise MalformedRequest("state", "must be a GameState value")
         states = (name,)
     labels = dict(labels_of(request.labels))
-    return GameFilter(request.game_type, states, labels)
+    return GameFilter(game_type_of(request.game_type), states, labels)
 
 
 def _filter_digest(request: engine_service_pb2.ListGamesRequest) -> str:

@@ -30,6 +30,8 @@ LABEL_KEY: Final = re.compile(r"[a-z][a-z0-9_.-]{0,62}")
 MAX_LABELS: Final = 16
 MAX_LABEL_VALUE: Final = 256
 MAX_REASON: Final = 256
+MAX_GAME_TYPE: Final = 32
+"""No hosted game's name is longer; a longer one is refused before any lookup or echo."""
 _OPTION_KINDS: Final = {
     "int": engine_service_pb2.OPTION_KIND_INT,
     "bool": engine_service_pb2.OPTION_KIND_BOOL,
@@ -42,6 +44,15 @@ def game_id_of(game_id: str) -> str:
     if not GAME_ID.fullmatch(game_id):
         raise MalformedRequest("game_id", "must be the 32-hex-digit id CreateGame returned")
     return game_id
+
+
+def game_type_of(game_type: str, field_path: str = "game_type") -> str:
+    """A game type short enough to be one (whether it is hosted is the engine's to say)."""
+    if len(game_type) > MAX_GAME_TYPE:
+        raise MalformedRequest(
+            field_path, f"is no hosted game type (names have at most {MAX_GAME_TYPE} characters)"
+        )
+    return game_type
 
 
 def request_id_of(request_id: str) -> str:

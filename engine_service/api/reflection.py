@@ -6,6 +6,10 @@ messages under two package names, so one set of message classes serves both on t
 sends each of our files as ``make protos`` compiled it, source info included, so tools that
 show comments (``grpcurl describe``, Postman) show the proto's documentation. Files without
 a compiled copy (the health service's, say) are rebuilt from the pool as before.
+
+The stored snapshot schema (``cardengine.internal``, the ``storage_pb`` stubs) is in the same
+pool but is no API: clients never see those messages, so reflection answers as if they did
+not exist (NOT_FOUND), by file name, by symbol and by extension.
 """
 
 from __future__ import annotations
@@ -26,6 +30,13 @@ SERVICE_NAMES: Final = (
 )
 DESCRIPTOR_SET: Final = "descriptors.binpb"
 """The file ``make protos`` writes beside the generated ``cardengine`` stubs."""
+INTERNAL_PACKAGE: Final = "cardengine.internal"
+"""The package of the stored snapshot schema, which reflection never serves."""
+
+
+def is_internal(file: descriptor.FileDescriptor) -> bool:
+    """Whether ``file`` belongs to the internal snapshot schema."""
+    return file.package == INTERNAL_PACKAGE or file.package.startswith(INTERNAL_PACKAGE + ".")
 
 
 def compiled_files() -> dict[str, bytes]:
@@ -66,6 +77,8 @@ class ReflectionServicer:
                 message_type = self._pool.FindMessageTypeByName(
                     request.all_extension_numbers_of_type
                 )
+                if is_internal(message_type.file):
+                    raise KeyError(request.all_extension_numbers_of_type)
                 numbers = response.all_extension_numbers_response
                 numbers.base_type_name = message_type.full_name
                 numbers.extension_number.extend(
@@ -87,6 +100,14 @@ class ReflectionServicer:
     def _file_of(
         self, request: messages.ServerReflectionRequest, kind: str
     ) -> descriptor.FileDescriptor:
+        found = self._found_file(request, kind)
+        if is_internal(found):
+            raise KeyError(f"not found: {getattr(request, kind)}")  # as if it did not exist
+        return found
+
+    def _found_file(
+        self, request: messages.ServerReflectionRequest, kind: str
+    ) -> descriptor.FileDescriptor:
         if kind == "file_by_filename":
             return self._pool.FindFileByName(request.file_by_filename)
         if kind == "file_containing_symbol":
@@ -103,6 +124,8 @@ class ReflectionServicer:
         while pending:
             current = pending.pop()
             if current.name in seen:
+                continue
+            if is_internal(current):  # no public file imports one; never sent if one did
                 continue
             seen[current.name] = self._files.get(current.name) or _rebuilt(current)
             pending.extend(current.dependencies)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import signal
 from collections.abc import Callable, Sequence
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
-from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc
+from cardengine.v1 import engine_service_pb2
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 
@@ -25,6 +26,7 @@ from engine_service.api.logs import configure_logging
 from engine_service.api.reflection import enable_reflection
 from engine_service.api.servicer import EngineServicer
 from engine_service.api.timer_workers import TimerWorkers, engine_for, timer_settings
+from engine_service.api.wire import DEFAULT_MAX_REQUEST_BYTES, add_engine_service
 from engine_service.app.engine import Engine
 from engine_service.app.seats import ServiceKeys
 from engine_service.app.timers import TimerSettings, run_timers
@@ -40,14 +42,17 @@ log = logging.getLogger(__name__)
 
 def new_grpc_server(
     interceptors: Sequence[grpc.aio.ServerInterceptor[Any, Any]] = (),
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
 ) -> grpc.aio.Server:
     """The gRPC server every engine process runs: one asyncio loop, no handler threads.
 
     ``SO_REUSEPORT`` lets several processes serve one address. The benchmarks build their
     floor server with this too (without interceptors), so both are measured on the same kind
-    of server.
+    of server. A request larger than ``max_request_bytes`` is refused by gRPC itself
+    (RESOURCE_EXHAUSTED) before any Python code reads it.
     """
-    return grpc.aio.server(interceptors=list(interceptors), options=[("grpc.so_reuseport", 1)])
+    options = [("grpc.so_reuseport", 1), ("grpc.max_receive_message_length", max_request_bytes)]
+    return grpc.aio.server(interceptors=list(interceptors), options=options)
 
 
 @dataclass
@@ -110,11 +115,11 @@ async def build_server(settings: Settings) -> EngineServer:
     )
     feed = RedisEventFeed(settings.redis_url, store.client, settings.watcher_queue_limit)
     interceptors = [metrics.MetricsInterceptor()] if settings.metrics_port else []
-    server = new_grpc_server(interceptors)
+    server = new_grpc_server(interceptors, settings.max_request_bytes)
     engine = engine_for(settings, store)
     keys = ServiceKeys.of(settings.service_keys)
     servicer = EngineServicer(engine, feed, settings.watch_idle_seconds, keys)
-    engine_service_pb2_grpc.add_EngineServiceServicer_to_server(servicer, server)
+    add_engine_service(servicer, server, settings.max_request_bytes)
     health_servicer = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in (SERVICE_NAME, ""):
@@ -128,7 +133,7 @@ async def build_server(settings: Settings) -> EngineServer:
     if settings.web_port:
         # The page's gRPC-Web calls reach this same servicer, on this same event loop.
         host = settings.address.rsplit(":", 1)[0].strip("[]")
-        register = engine_service_pb2_grpc.add_EngineServiceServicer_to_server
+        register = functools.partial(add_engine_service, max_bytes=settings.max_request_bytes)
         web = WebGateway(servicer, register, host, settings.web_port, settings.grace_seconds)
     workers = None
     if settings.timer_loop and settings.background_workers:

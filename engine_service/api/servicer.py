@@ -19,8 +19,10 @@ from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc, guandan_p
 from google.rpc import status_pb2
 
 from engine_service.api import game_messages, messages
+from engine_service.api.bounds import MAX_LOGGED, bounded
 from engine_service.api.errors import abort, status_for, unexpected_status
 from engine_service.api.rulebook import encode_description
+from engine_service.api.wire import readable
 from engine_service.app.engine import Engine
 from engine_service.app.explain import explain_play
 from engine_service.app.games import game_info, list_games
@@ -49,11 +51,12 @@ StreamHandler = Callable[["EngineServicer", RequestT, Context], AsyncIterator[Re
 
 
 def _log_call(name: str, request: Any, outcome: str, started: float) -> None:
+    game_id = getattr(request, "game_id", None)
     log.info(
         "rpc",
         extra={
             "rpc": name,
-            "game_id": getattr(request, "game_id", None),
+            "game_id": bounded(game_id, MAX_LOGGED) if isinstance(game_id, str) else None,
             "result": outcome,
             "ms": round((time.perf_counter() - started) * 1000, 3),
         },
@@ -68,13 +71,18 @@ def _status_of(error: Exception, name: str, language: str) -> tuple[str, status_
 
 
 def rpc(handler: UnaryHandler[RequestT, ReplyT]) -> UnaryHandler[RequestT, ReplyT]:
-    """Turn domain errors into statuses, hide unexpected ones, and log the call."""
+    """Turn domain errors into statuses, hide unexpected ones, and log the call.
+
+    A request whose bytes did not parse arrives as a marker (:mod:`engine_service.api.wire`)
+    and is refused here, before the handler sees it.
+    """
 
     @functools.wraps(handler)
     async def wrapper(self: EngineServicer, request: RequestT, context: Context) -> ReplyT:
         started = time.perf_counter()
         outcome = "OK"
         try:
+            readable(request)
             return await handler(self, request, context)
         except Exception as error:  # the boundary: nothing may escape raw
             outcome, status = _status_of(error, handler.__name__, language_of(context))
@@ -96,6 +104,7 @@ def stream_rpc(handler: StreamHandler[RequestT, ReplyT]) -> StreamHandler[Reques
         started = time.perf_counter()
         outcome = "OK"
         try:
+            readable(request)
             async for reply in handler(self, request, context):
                 yield reply
         except Exception as error:  # the boundary: nothing may escape raw
@@ -170,7 +179,7 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         self, request: rulebook_pb2.DescribeGameRequest, context: Context
     ) -> rulebook_pb2.DescribeGameResponse:
         """A game's rules and options as text, in the language asked for (else English)."""
-        spec = self._engine.spec(request.game_type)
+        spec = self._engine.spec(messages.game_type_of(request.game_type))
         return encode_description(describe(spec.name, spec.options, request.language))
 
     @rpc
@@ -178,7 +187,7 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         self, request: engine_service_pb2.CreateGameRequest, context: Context
     ) -> engine_service_pb2.CreateGameResponse:
         """Deal a game and hand out the human seats' tokens."""
-        spec = self._engine.spec(request.game_type)
+        spec = self._engine.spec(messages.game_type_of(request.game_type))
         new = messages.new_game_of(spec, request)
         seats = messages.seats_of(request)
         created = await self._engine.create_game(spec.name, seats, new)

@@ -17,6 +17,8 @@ from engine_service.core.errors import MalformedRequest
 from engine_service.games.guandan.cards import (
     BLACK_JOKER,
     BLACK_JOKER_RANK,
+    COPIES,
+    KIND_COUNT,
     RED_JOKER,
     RED_JOKER_RANK,
 )
@@ -62,12 +64,26 @@ def decode_card(message: cards_pb2.Card, field_path: str) -> Card:
     return CARDS[suit * SUIT_SIZE + rank - 2]
 
 
-def decode_distinct_cards(messages: Sequence[cards_pb2.Card], field_path: str) -> tuple[Card, ...]:
-    """Several cards, none repeated.
+def at_most(messages: Sequence[cards_pb2.Card], most: int, field_path: str) -> None:
+    """Refuse a card list longer than ``most``, before any card of it is read.
+
+    A request may hold tens of thousands of cards; checking the count first keeps the cost
+    of refusing it independent of how many there are.
 
     Raises:
-        MalformedRequest: a card is malformed or appears twice.
+        MalformedRequest: more than ``most`` cards.
     """
+    if len(messages) > most:
+        raise MalformedRequest(field_path, f"lists more than {most} cards")
+
+
+def decode_distinct_cards(messages: Sequence[cards_pb2.Card], field_path: str) -> tuple[Card, ...]:
+    """Several cards, none repeated (so at most a pack's 52).
+
+    Raises:
+        MalformedRequest: too many cards, a card is malformed or appears twice.
+    """
+    at_most(messages, len(CARDS), field_path)
     cards = tuple(decode_card(m, f"{field_path}[{i}]") for i, m in enumerate(messages))
     if len(set(cards)) != len(cards):
         raise MalformedRequest(field_path, "lists the same card twice")
@@ -112,10 +128,13 @@ def decode_kind(message: cards_pb2.Card, field_path: str) -> int:
     return joker
 
 
-def decode_kinds(messages: Sequence[cards_pb2.Card], field_path: str) -> tuple[int, ...]:
-    """Several Guandan card kinds, copies allowed, in the given order.
+def decode_kinds(
+    messages: Sequence[cards_pb2.Card], field_path: str, most: int = COPIES * KIND_COUNT
+) -> tuple[int, ...]:
+    """At most ``most`` Guandan card kinds (unless told, the two packs' 108), copies allowed.
 
     Raises:
-        MalformedRequest: a card is malformed.
+        MalformedRequest: too many cards, or a card is malformed.
     """
+    at_most(messages, most, field_path)
     return tuple(decode_kind(m, f"{field_path}[{i}]") for i, m in enumerate(messages))

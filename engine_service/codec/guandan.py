@@ -93,7 +93,7 @@ def _decode_play(message: guandan_pb2.GuandanPlay) -> PlayCards:
         raise MalformedRequest(f"{path}.cards", "must list the cards played")
     if not message.HasField("reading"):
         raise MalformedRequest(f"{path}.reading", "must say what the cards count as (G-R13)")
-    cards = decode_kinds(message.cards, f"{path}.cards")
+    cards = decode_kinds(message.cards, f"{path}.cards", _MAX_PLAY)
     if max(Counter(cards).values()) > COPIES:
         raise MalformedRequest(f"{path}.cards", f"lists a card more than {COPIES} times")
     return PlayCards.of(cards, decode_reading(message.reading, f"{path}.reading"))

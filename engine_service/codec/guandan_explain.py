@@ -23,7 +23,8 @@ def decode_asked_cards(messages: Sequence[cards_pb2.Card]) -> tuple[int, ...]:
     """The card kinds of an ExplainPlay request.
 
     Raises:
-        MalformedRequest: no card, a malformed card, or a card named more than twice.
+        MalformedRequest: no card, more than a hand's 27, a malformed card, or a card named
+            more than twice.
     """
     if not messages:
         raise MalformedRequest("cards", "must list the cards to explain")
