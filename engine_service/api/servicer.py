@@ -18,7 +18,7 @@ import grpc
 from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc, guandan_pb2, rulebook_pb2
 from google.rpc import status_pb2
 
-from engine_service.api import game_messages, messages
+from engine_service.api import game_messages, messages, request_ids
 from engine_service.api.bounds import MAX_LOGGED, bounded
 from engine_service.api.errors import abort, status_for, unexpected_status
 from engine_service.api.rulebook import encode_description
@@ -190,7 +190,8 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         spec = self._engine.spec(messages.game_type_of(request.game_type))
         new = messages.new_game_of(spec, request)
         seats = messages.seats_of(request)
-        created = await self._engine.create_game(spec.name, seats, new)
+        asked = request_ids.optional_request_of(request)
+        created = await self._engine.create_game(spec.name, seats, new, asked)
         return messages.encode_created(created, language_of(context))
 
     @rpc
@@ -221,11 +222,11 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
     ) -> engine_service_pb2.SubmitActionResponse:
         """Apply one action and the bots' replies."""
         game_id = messages.game_id_of(request.game_id)
-        request_id = messages.request_id_of(request.request_id)
+        asked = request_ids.request_of(request, "expected_version")
         expected = messages.version_of(request.expected_version)
         game, action = messages.action_of(request.action)
         seat_view = await self._engine.submit(
-            game_id, request.seat, token_of(context), expected, request_id, game, action
+            game_id, request.seat, token_of(context), expected, asked, game, action
         )
         reply = engine_service_pb2.SubmitActionResponse()
         messages.encode_view(seat_view, language_of(context), reply.view)

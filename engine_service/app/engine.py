@@ -14,6 +14,15 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, TypeVar
 
+from engine_service.app.idempotency import (
+    FirstCreation,
+    Request,
+    move_reply,
+    replayed_version,
+    request_digest,
+    seal,
+    unseal,
+)
 from engine_service.app.play import (
     REQUEST_BUDGET,
     SLICE_BUDGET,
@@ -47,13 +56,22 @@ from engine_service.core.table import (
     tick_clocks,
 )
 from engine_service.games import REGISTRY
-from engine_service.store.protocol import GameIndex, GameStore
+from engine_service.store.protocol import (
+    FirstReply,
+    GameIndex,
+    GameStore,
+    RequestReplayed,
+    StoredGame,
+)
 
-VERSION_BYTES: Final = 8
 WRITE_ATTEMPTS: Final = 8
 """How often a move whose write lost a race is judged again (simultaneous moves only)."""
+MAX_UNSEEN: Final = 16
+"""Most versions a stale ``expected_version`` may lag and still be checked for unseen
+changes: more than any table's seats' secret moves in a row, and a bound on the log read."""
 MAX_PAGE_SIZE: Final = 1000
-"""Most log entries one GetActionLog page holds (AIP-158: larger sizes are lowered to it)."""
+"""Most log entries one GetActionLog page holds (AIP-158: larger sizes are lowered to it, and
+page_size 0 asks for it), so a read costs at most a page, however long the log."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,14 +198,28 @@ class Engine:
     # -- use cases -----------------------------------------------------------------------
 
     async def create_game(
-        self, game_type: str, seats: Sequence[PlayerKind], new: NewGame
+        self,
+        game_type: str,
+        seats: Sequence[PlayerKind],
+        new: NewGame,
+        request: Request | None = None,
     ) -> CreatedGame:
         """Deal a new game, let bots make their opening moves (bounded), store it.
 
+        With ``request``, a repeated request id gets the first reply back and nothing is
+        created, even when the copies arrive at once (the store keeps one reply per id,
+        written with the game).
+
         Raises:
             MalformedRequest: unknown game type, the wrong number of seats, or a forfeiting
-                clock for a game without a forfeit.
+                clock for a game without a forfeit; REQUEST_ID_REUSED, the id was used for
+                another request.
         """
+        named = None if request is None else request_digest(request.request_id)
+        if request is not None and named is not None:
+            kept = await self.store.first_reply(named)
+            if kept is not None:
+                return self._created_again(request, kept)
         spec = self.spec(game_type)
         if len(seats) != spec.seats:
             raise MalformedRequest("seats", f"{game_type} needs exactly {spec.seats} seats")
@@ -222,16 +254,34 @@ class Engine:
         )
         origin = tick_clocks(rules, record, None, now)
         record, moves = play_bots(spec, rules, origin, 1, now, self.budget, self._work_clock)
-        game_id = secrets.token_hex(16)
-        version = await self.store.create(
-            game_id,
-            encode_record(origin),
-            encode_record(record),
-            new_versions(game_type, moves, now),
-            listing_of(rules, record, now),
-        )
+        game_id = self.store.new_game_id(named)
+        snapshot = encode_record(record)
+        version = 1 + len(moves)
+        first_reply = None
+        if request is not None and named is not None:
+            first = FirstCreation(game_id, version, tokens, admin_token, snapshot)
+            first_reply = FirstReply(named, seal(request, first))
+        try:
+            await self.store.create(
+                game_id,
+                encode_record(origin),
+                snapshot,
+                new_versions(game_type, moves, now),
+                listing_of(rules, record, now),
+                first_reply,
+            )
+        except RequestReplayed as replayed:
+            assert request is not None and replayed.found.replay is not None
+            return self._created_again(request, replayed.found.replay)
         view = seat_view(rules, game_id, record, version, None)
         return CreatedGame(game_id, tokens, admin_token, view)
+
+    def _created_again(self, request: Request, sealed: bytes) -> CreatedGame:
+        """The first reply to a CreateGame request, opened from what the store kept."""
+        first = unseal(request, sealed)
+        record = decode_record(first.snapshot)
+        view = seat_view(self.rules_of(record), first.game_id, record, first.version, None)
+        return CreatedGame(first.game_id, first.tokens, first.admin_token, view)
 
     async def view(self, game_id: str, seat: int | None, token: str | None) -> SeatView:
         """A seat's view (token checked) or the spectator's view (``seat is None``)."""
@@ -246,11 +296,15 @@ class Engine:
         seat: int,
         token: str | None,
         expected_version: int,
-        request_id: str,
+        request: Request,
         action_game: str,
         action: Any,
     ) -> SeatView:
         """Apply ``seat``'s action, then the bots' replies, with one compare-and-set.
+
+        A request id the seat used before gets the first reply (the view at the version that
+        request reached) and changes nothing, also when the copies race: a copy that loses
+        the compare-and-set to its twin answers with the twin's reply, not ABORTED.
 
         A stale ``expected_version`` is accepted when only other seats' secret moves came in
         since (:meth:`_check_unseen_changes`). When the write loses a race, the move is judged
@@ -258,7 +312,8 @@ class Engine:
         gives ABORTED.
 
         Raises:
-            MalformedRequest: bad seat, or an action of another game type.
+            MalformedRequest: bad seat, an action of another game type, or REQUEST_ID_REUSED
+                (the seat used the id for another request).
             Unauthenticated, PermissionDenied: the token is not ``seat``'s.
             VersionConflict: the game changed, for this seat, since ``expected_version``.
             IllegalAction: the rules forbid the action, the game is over (T-R1) or a bot
@@ -266,7 +321,7 @@ class Engine:
         """
         return await self._retrying(
             lambda: self._submit_once(
-                game_id, seat, token, expected_version, request_id, action_game, action
+                game_id, seat, token, expected_version, request, action_game, action
             )
         )
 
@@ -276,19 +331,19 @@ class Engine:
         seat: int,
         token: str | None,
         expected_version: int,
-        request_id: str,
+        request: Request,
         action_game: str,
         action: Any,
     ) -> SeatView:
         """One load, check, apply and compare-and-set of :meth:`submit`."""
-        request_key = f"{seat}:{request_id}"
+        request_key = f"{seat}:{request.request_id}"
         stored = await self.store.load(game_id, request_key)
         record = decode_record(stored.snapshot)
         spec = self.registry[record.game_type]
         self._check_seat(spec, seat, "seat")
         authorize(record, seat, token)
         if stored.replay is not None:
-            return await self._replayed_view(game_id, stored.replay, seat)
+            return await self._replayed_view(game_id, stored, request, seat)
         if action_game != record.game_type:
             raise MalformedRequest("action", f"this game is {record.game_type}, not {action_game}")
         check_can_act(record, seat)
@@ -299,9 +354,12 @@ class Engine:
             )
         now = self.now_ms()
         record, move = step(spec, rules, record, seat, action, now)
-        record, version = await self.finish(
-            game_id, stored.version, spec, rules, record, [move], now, request_key
-        )
+        try:
+            record, version = await self.finish(
+                game_id, stored.version, spec, rules, record, [move], now, (request_key, request)
+            )
+        except RequestReplayed as replayed:
+            return await self._replayed_view(game_id, replayed.found, request, seat)
         return seat_view(rules, game_id, record, version, seat)
 
     async def change_table(
@@ -368,27 +426,33 @@ class Engine:
         record: GameRecord,
         moves: Sequence[Move],
         now: int,
-        request_key: str | None = None,
+        remembered: tuple[str, Request] | None = None,
     ) -> tuple[GameRecord, int]:
         """Let bots reply (bounded) to ``moves`` and write it all with one compare-and-set.
 
         ``moves`` were made on version ``base_version``; returns the record and the version
-        reached.
+        reached. ``remembered`` is the reply's key in the game and the request it answers.
 
         Raises:
             _LostRace: another writer changed the game since ``base_version``.
+            RequestReplayed: ... and it was the same request, already answered.
         """
         settled = settle(
             spec, rules, record, base_version, moves, now, self.budget, self._work_clock
         )
-        await self._write(game_id, base_version, settled, request_key)
+        await self._write(game_id, base_version, settled, remembered)
         return settled.record, settled.version
 
     async def _write(
-        self, game_id: str, base_version: int, settled: Settled, request_key: str | None = None
+        self,
+        game_id: str,
+        base_version: int,
+        settled: Settled,
+        remembered: tuple[str, Request] | None = None,
     ) -> None:
         """One compare-and-set of a settled write on ``base_version``; raises _LostRace."""
-        reply = settled.version.to_bytes(VERSION_BYTES, "big") if request_key else b""
+        request_key = None if remembered is None else remembered[0]
+        reply = b"" if remembered is None else move_reply(settled.version, remembered[1])
         try:
             await self.store.save(
                 game_id,
@@ -422,13 +486,14 @@ class Engine:
     ) -> ActionLog:
         """A page of the log as ``seat`` may read it: others' secret moves hidden until the end.
 
-        ``page_size`` 0 reads to the end; larger than :data:`MAX_PAGE_SIZE` reads that many.
+        ``page_size`` 0, or larger than :data:`MAX_PAGE_SIZE`, reads that many (AIP-158: the
+        server's default), so no request reads more than a page of the log.
         """
         if page_size < 0:
             raise MalformedRequest("page_size", "must not be negative")
         if start < 0:
             raise MalformedRequest("from_index", "must not be negative")
-        stop = None if page_size == 0 else start + min(page_size, MAX_PAGE_SIZE)
+        stop = start + min(page_size or MAX_PAGE_SIZE, MAX_PAGE_SIZE)
         stored, raw_entries = await self.store.log(game_id, start, stop)
         record = decode_record(stored.snapshot)
         self.check_reader(record, seat, token)
@@ -441,7 +506,7 @@ class Engine:
             action = None if hidden else logged.action
             entries.append(LogLine(index, logged.seat, action, logged.applied_at_ms))
         log_length = stored.version - 1
-        next_index = stop if stop is not None and stop < log_length else None
+        next_index = stop if stop < log_length else None
         return ActionLog(
             game_type=record.game_type,
             config=record.config,
@@ -486,9 +551,10 @@ class Engine:
         conflict. The action itself is judged afterwards on the current position.
 
         Raises:
-            VersionConflict: something ``seat`` may see changed, or ``expected`` is ahead.
+            VersionConflict: something ``seat`` may see changed, ``expected`` is ahead, or
+                more than :data:`MAX_UNSEEN` versions behind.
         """
-        if expected > current:
+        if expected > current or current - expected > MAX_UNSEEN:
             raise VersionConflict(expected, current)
         _, entries = await self.store.log(game_id, expected - 1, current - 1)
         for raw in entries:
@@ -497,9 +563,26 @@ class Engine:
                 raise VersionConflict(expected, current)
 
     async def state_at(self, game_id: str, version: int) -> GameRecord:
-        """The game as it was at ``version``, rebuilt from the record as created and the log."""
+        """The game as it was at ``version``: the checkpoint before it and the log from there.
+
+        A checkpoint is kept every :data:`~engine_service.store.keys.CHECKPOINT_EVERY`
+        versions, so this replays a few dozen entries however long the game has run.
+        """
+        _, snapshot, entries = await self.store.checkpoint(game_id, version)
+        return self._replayed(snapshot, entries)
+
+    async def replay_from_origin(self, game_id: str, version: int) -> GameRecord:
+        """The game at ``version`` rebuilt from the record as created and the whole log.
+
+        For checks that the log replays to what was stored; the service itself rebuilds
+        from checkpoints (:meth:`state_at`).
+        """
         origin, entries = await self.store.origin(game_id, version - 1)
-        record = decode_record(origin)
+        return self._replayed(origin, entries)
+
+    def _replayed(self, snapshot: bytes, entries: Sequence[bytes]) -> GameRecord:
+        """A stored record moved on by the logged entries after it."""
+        record = decode_record(snapshot)
         spec = self.registry[record.game_type]
         rules = spec.make_rules(record.config)
         for raw in entries:
@@ -507,13 +590,20 @@ class Engine:
             record = step(spec, rules, record, logged.seat, logged.action, logged.applied_at_ms)[0]
         return record
 
-    async def _replayed_view(self, game_id: str, reply: bytes, seat: int) -> SeatView:
+    async def _replayed_view(
+        self, game_id: str, stored: StoredGame, request: Request, seat: int
+    ) -> SeatView:
         """The answer a repeated request got the first time (AIP-155 idempotency).
 
-        Only the version a request reached is remembered (8 bytes rather than a snapshot
-        per move); the game at that version is rebuilt from the seed and the log, as any
-        replay is. Retries are rare, so their cost matters less than every move's.
+        Only the version a request reached is remembered (with the request's fingerprint,
+        40 bytes rather than a snapshot per move). A retry usually finds the game still at
+        that version, and its snapshot loaded; otherwise the game is rebuilt from the
+        checkpoint before that version, so a retry costs the same however long the log.
         """
-        version = int.from_bytes(reply[:VERSION_BYTES], "big")
-        record = await self.state_at(game_id, version)
+        assert stored.replay is not None
+        version = replayed_version(stored.replay, request)
+        if version == stored.version:
+            record = decode_record(stored.snapshot)
+        else:
+            record = await self.state_at(game_id, version)
         return seat_view(self.rules_of(record), game_id, record, version, seat)

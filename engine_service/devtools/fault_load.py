@@ -267,7 +267,7 @@ async def verify(redis_url: str, ledger: Ledger) -> Verdict:
     """Hold the stored games to the ledger.
 
     Every acknowledged game stored, every acknowledged action at its place in the log, and
-    every stored game rebuilt by :meth:`Engine.state_at` byte for byte as its snapshot.
+    every stored game rebuilt by :meth:`Engine.replay_from_origin` byte for byte as its snapshot.
     """
     client = aioredis.Redis.from_url(redis_url)
     engine = Engine(RedisGameStore(client, ttl_seconds=3600))
@@ -291,7 +291,8 @@ async def verify(redis_url: str, ledger: Ledger) -> Verdict:
                     codec.decode_action(ack.action),
                 ):
                     verdict.acks_lost += 1
-            if encode_record(await engine.state_at(game_id, int(version or 0))) != snapshot:
+            rebuilt = await engine.replay_from_origin(game_id, int(version or 0))
+            if encode_record(rebuilt) != snapshot:
                 verdict.not_replaying.append(game_id)
     finally:
         await client.aclose()

@@ -79,6 +79,30 @@ class NewVersion:
     events: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class FirstReply:
+    """A CreateGame request's reply to remember: the hash of its id, and the sealed reply.
+
+    Attributes:
+        digest: the hash of the request id (the store's key holds nothing else of it).
+        sealed: the reply, encrypted under a key only the request id gives.
+    """
+
+    digest: bytes
+    sealed: bytes
+
+
+class RequestReplayed(Exception):
+    """The request already has a stored reply, so the write was not made.
+
+    ``found`` holds that reply (``replay``) and, for a move, the game as it is now.
+    """
+
+    def __init__(self, found: StoredGame) -> None:
+        super().__init__("the request was already answered")
+        self.found = found
+
+
 class GameStore(Protocol):
     """Keeps each game's snapshot, version, action log and events; writes are compare-and-set.
 
@@ -93,11 +117,22 @@ class GameStore(Protocol):
         snapshot: bytes,
         moves: Sequence[NewVersion],
         listing: Listing,
+        first_reply: FirstReply | None = None,
     ) -> int:
         """Store a new game; returns its version (1 + len(moves)).
 
         ``origin`` is the record as created, before any logged action: replays start there.
+        With ``first_reply``, the reply is kept under its digest in the same atomic write,
+        unless one is kept there already: then nothing is written and RequestReplayed
+        carries the kept reply (``game_id`` must come from :meth:`new_game_id` of the
+        digest).
         """
+
+    def new_game_id(self, digest: bytes | None = None) -> str:
+        """A fresh game id; with a request's digest, one its reply can be written beside."""
+
+    async def first_reply(self, digest: bytes) -> bytes | None:
+        """The sealed reply kept for a CreateGame request's digest, if any."""
 
     async def load(self, game_id: str, request_key: str | None = None) -> StoredGame:
         """The current snapshot and version; raises GameNotFound."""
@@ -116,7 +151,9 @@ class GameStore(Protocol):
 
         Appends ``moves``, updates the game's index entries from ``listing``, remembers
         ``reply`` under ``request_key`` (when given) and returns the new version. Raises
-        VersionConflict when another writer got there first, GameNotFound if expired.
+        VersionConflict when another writer got there first, GameNotFound if expired, and
+        RequestReplayed (with the game as it is now) when another writer got there first
+        with the same ``request_key``.
         """
 
     async def log(
@@ -131,6 +168,13 @@ class GameStore(Protocol):
         """The record as created and the log entries before index ``stop``: a replay's input.
 
         Raises GameNotFound.
+        """
+
+    async def checkpoint(self, game_id: str, version: int) -> tuple[int, bytes, list[bytes]]:
+        """A stored record at or before ``version`` and the log entries from it to ``version``.
+
+        Returns its version, its bytes and the entries that lead on to ``version``: fewer
+        than a checkpoint's span, however long the log. Raises GameNotFound.
         """
 
     async def versions_after(self, game_id: str, version: int) -> list[StoredVersion]:

@@ -21,8 +21,10 @@ import redis.asyncio as redis
 
 from engine_service.core.errors import GameNotFound, VersionConflict
 from engine_service.store.keys import (
+    CHECKPOINT_EVERY,
     GROUPS,
     LIST_STATES,
+    checkpoint_bucket,
     due_key,
     events_key,
     game_key,
@@ -31,18 +33,23 @@ from engine_service.store.keys import (
     list_key,
     list_member,
     log_key,
+    new_game_id,
+    request_key,
     stream_id,
     version_of_stream_id,
 )
 from engine_service.store.protocol import (
+    FirstReply,
     GameSummary,
     Listing,
     NewVersion,
+    RequestReplayed,
     StoredGame,
     StoredVersion,
 )
 
 SAVE_SCRIPT: Final = resources.files(__package__).joinpath("save.lua").read_text()
+CREATE_SCRIPT: Final = resources.files(__package__).joinpath("create.lua").read_text()
 CLAIM_SCRIPT: Final = """
 local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if due and tonumber(due) <= tonumber(ARGV[2]) then
@@ -120,6 +127,7 @@ class RedisGameStore:
         self._ttl = ttl_seconds
         self._retention = event_retention
         self._save = client.register_script(SAVE_SCRIPT)
+        self._create = client.register_script(CREATE_SCRIPT)
         self._claim = client.register_script(CLAIM_SCRIPT)
 
     @classmethod
@@ -143,28 +151,50 @@ class RedisGameStore:
         snapshot: bytes,
         moves: Sequence[NewVersion],
         listing: Listing,
+        first_reply: FirstReply | None = None,
     ) -> int:
-        """Store a new game (ids are random, so there is nothing to collide with)."""
+        """Store a new game through :file:`create.lua` (ids are random: nothing collides).
+
+        Raises RequestReplayed when ``first_reply``'s key already holds a reply.
+        """
         version = 1 + len(moves)
-        keys = (game_key(game_id), log_key(game_id), events_key(game_id))
         group = group_of(game_id)
-        async with self.client.pipeline(transaction=True) as pipe:
-            fields = {"v": version, "s": snapshot, "o": origin, "t": listing.now_ms}
-            pipe.hset(keys[0], mapping=fields)  # type: ignore[arg-type]
-            for number, move in enumerate(moves, start=2):
-                pipe.rpush(keys[1], move.entry)
-                entry: Any = {"a": move.entry, "e": move.events}
-                pipe.xadd(
-                    keys[2], entry, id=stream_id(number), maxlen=self._retention, approximate=True
-                )
-            for key in keys:
-                pipe.expire(key, self._ttl)
-            if listing.due_ms is not None:
-                pipe.zadd(due_key(group), {game_id: listing.due_ms})
-            member = list_member(listing.created_at_ms, game_id)
-            pipe.zadd(list_key(group, listing.state), {member: 0})
-            await pipe.execute()
+        keys = [game_key(game_id), log_key(game_id), events_key(game_id), due_key(group)]
+        keys.append(list_key(group, listing.state))
+        if first_reply is not None:
+            reply_group, reply_key = request_key(first_reply.digest)
+            if reply_group != group:
+                raise ValueError("the game id must come from new_game_id of the request")
+            keys.append(reply_key)
+        bucket = checkpoint_bucket(1, version)
+        args: list[Any] = [
+            version,
+            snapshot,
+            origin,
+            listing.now_ms,
+            self._ttl,
+            self._retention,
+            game_id,
+            "" if listing.due_ms is None else listing.due_ms,
+            list_member(listing.created_at_ms, game_id),
+            b"" if first_reply is None else first_reply.sealed,
+            "" if bucket is None else bucket,
+        ]
+        for move in moves:
+            args += (move.entry, move.events)
+        result = await self._create(keys=keys, args=args)
+        if result[0] == b"REPLAYED":
+            raise RequestReplayed(StoredGame(snapshot=b"", version=0, replay=result[1]))
         return version
+
+    def new_game_id(self, digest: bytes | None = None) -> str:
+        """A random id; with a request's digest, one in its reply's slot group."""
+        return new_game_id(None if digest is None else request_key(digest)[0])
+
+    async def first_reply(self, digest: bytes) -> bytes | None:
+        """One GET of the request's reply key."""
+        found: Any = await self.client.get(request_key(digest)[1])
+        return None if found is None else bytes(found)
 
     async def load(self, game_id: str, request_key: str | None = None) -> StoredGame:
         """One command for the game and, when given, the request's remembered reply."""
@@ -191,6 +221,7 @@ class RedisGameStore:
         new_version = expected_version + len(moves)
         keys = [game_key(game_id), log_key(game_id), events_key(game_id), *_index_keys(game_id)]
         reply_field = "" if request_key is None else _reply_field(request_key)
+        bucket = checkpoint_bucket(expected_version, new_version)
         args: list[Any] = [
             expected_version,
             new_version,
@@ -204,6 +235,7 @@ class RedisGameStore:
             5 + LIST_STATES.index(listing.state),
             "" if listing.due_ms is None else listing.due_ms,
             listing.now_ms,
+            "" if bucket is None else bucket,
         ]
         for move in moves:
             args += (move.entry, move.events)
@@ -213,6 +245,9 @@ class RedisGameStore:
             return new_version
         if status == b"MISSING":
             raise GameNotFound(f"no game {game_id!r}")
+        if status == b"REPLAYED":
+            _, current, replay, now = result
+            raise RequestReplayed(StoredGame(snapshot=now, version=int(current), replay=replay))
         raise VersionConflict(expected_version, int(result[1]))
 
     async def log(
@@ -238,6 +273,31 @@ class RedisGameStore:
         if origin is None:
             raise GameNotFound(f"no game {game_id!r}")
         return origin, list(entries) if stop > 0 else []
+
+    async def checkpoint(self, game_id: str, version: int) -> tuple[int, bytes, list[bytes]]:
+        """The newest checkpoint at or before ``version`` (else the origin), then LRANGE on.
+
+        Two reads: what they read of the game is never rewritten (checkpoints and log
+        entries up to ``version`` stay as written), so they agree; a game that expired in
+        between shows as a short log and is reported as gone.
+        """
+        bucket = version // CHECKPOINT_EVERY
+        fields = ["o", f"cv:{bucket}", f"c:{bucket}", f"cv:{bucket - 1}", f"c:{bucket - 1}"]
+        values: list[Any] = await self.client.hmget(game_key(game_id), fields)
+        origin, *found = values
+        if origin is None:
+            raise GameNotFound(f"no game {game_id!r}")
+        base, record = 1, origin
+        for at, snapshot in ((found[0], found[1]), (found[2], found[3])):
+            if at is not None and snapshot is not None and int(at) <= version:
+                base, record = int(at), snapshot
+                break
+        if base == version:
+            return base, record, []
+        entries: list[Any] = await self.client.lrange(log_key(game_id), base - 1, version - 2)
+        if len(entries) != version - base:
+            raise GameNotFound(f"no game {game_id!r} at version {version}")
+        return base, record, list(entries)
 
     async def versions_after(self, game_id: str, version: int) -> list[StoredVersion]:
         """XRANGE from the next version to the newest."""

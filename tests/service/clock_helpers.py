@@ -164,8 +164,9 @@ def engine_stub(address: str) -> Iterator[engine_service_pb2_grpc.EngineServiceS
 def replay_problems(redis_url: str, game_ids: Sequence[str]) -> list[str]:
     """The games whose log, replayed from the record as created, is not the stored snapshot.
 
-    Replayed by :meth:`Engine.state_at`, the way the service itself rebuilds a game, so clock
-    entries and bot moves are checked along with every other entry. The games must be still.
+    Replayed by :meth:`Engine.replay_from_origin`, the whole log from the record as created,
+    so clock entries and bot moves are checked along with every other entry. The games must
+    be still.
     """
     client: redis.Redis = redis.Redis.from_url(redis_url)
 
@@ -177,7 +178,7 @@ def replay_problems(redis_url: str, game_ids: Sequence[str]) -> list[str]:
             for game_id in game_ids:
                 version, snapshot = client.hmget(game_key(game_id), ["v", "s"])
                 assert version is not None, f"{game_id} is not stored"
-                rebuilt = await engine.state_at(game_id, int(version))
+                rebuilt = await engine.replay_from_origin(game_id, int(version))
                 if encode_record(rebuilt) != snapshot:
                     problems.append(f"{game_id}: the log does not replay to the snapshot")
         finally:

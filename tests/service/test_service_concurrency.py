@@ -108,9 +108,14 @@ def test_retry_with_the_same_request_id_returns_the_first_result_and_applies_not
         len(stub.GetActionLog(api.GetActionLogRequest(game_id=created.game_id)).entries)
         == log_length
     )
-    # the same id from the same seat with a later move still answers with the first result
-    later = submit(stub, created.game_id, 0, token, first_legal(first), first.version, request_id)
-    assert later == first
+    # the same id from the same seat with another move is refused (AIP-155), nothing written
+    refused = failure_of(
+        lambda: submit(
+            stub, created.game_id, 0, token, first_legal(first), first.version, request_id
+        )
+    )
+    assert (refused.code, refused.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "REQUEST_ID_REUSED")
+    assert stored(redis_client, created.game_id) == after_first
 
 
 def test_every_move_refreshes_the_expiry(stub, redis_client):

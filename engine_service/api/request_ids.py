@@ -1,0 +1,52 @@
+"""Request ids as the api reads them: the id, and the fingerprint of what the request asks.
+
+"The same request" (AIP-155) is the same request message once parsed, less the fields that do
+not change what is asked: ``request_id`` itself and, for SubmitAction, ``expected_version`` (a
+retry made after re-reading the game is the same move). The rest is serialized
+deterministically (map entries sorted, unknown fields dropped) and hashed with SHA-256, so
+equal requests from any client library, which may order or pack fields differently on the
+wire, get one fingerprint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TypeVar
+
+from cardengine.v1 import engine_service_pb2
+
+from engine_service.api.messages import request_id_of
+from engine_service.app.idempotency import Request
+
+WithId = TypeVar(
+    "WithId", engine_service_pb2.CreateGameRequest, engine_service_pb2.SubmitActionRequest
+)
+"""The requests that carry a request id."""
+
+
+def fingerprint(request: WithId, *ignored: str) -> bytes:
+    """SHA-256 of ``request`` without ``request_id`` and the ``ignored`` fields.
+
+    >>> from cardengine.v1 import engine_service_pb2 as pb
+    >>> a = pb.SubmitActionRequest(game_id="g", seat=1, expected_version=3, request_id="x")
+    >>> b = pb.SubmitActionRequest(game_id="g", seat=1, expected_version=9, request_id="y")
+    >>> fingerprint(a, "expected_version") == fingerprint(b, "expected_version")
+    True
+    """
+    copy = type(request)()
+    copy.CopyFrom(request)
+    copy.DiscardUnknownFields()
+    for name in ("request_id", *ignored):
+        copy.ClearField(name)  # type: ignore[arg-type]
+    return hashlib.sha256(copy.SerializeToString(deterministic=True)).digest()
+
+
+def request_of(request: WithId, *ignored: str) -> Request:
+    """The well-formed id of ``request`` (1 to 64 printable characters) and its fingerprint."""
+    request_id = request_id_of(request.request_id)
+    return Request(request_id, fingerprint(request, *ignored))
+
+
+def optional_request_of(request: WithId) -> Request | None:
+    """As :func:`request_of`, or ``None`` when the request has no id (no idempotency asked)."""
+    return request_of(request) if request.request_id else None
