@@ -1,6 +1,7 @@
 """deploy/: every YAML parses, the Kubernetes manifests pass the Kubernetes schemas (offline,
 kubernetes-validate, strict: unknown fields fail), and the files agree with each other and
-with the service (ports, probes, the health-check module, non-root user, Redis AOF).
+with the service (ports, probes, the health-check module, non-root user, Redis AOF, the
+Redis password from one Secret on both sides, the NetworkPolicies, the bind-address flags).
 
 The image cannot be built here (no container registry to pull the base from); the compose
 file is checked with ``docker compose config`` only where a compose CLI is installed.
@@ -27,6 +28,8 @@ PROCESSES = 2
 """Server processes per replica: each serves metrics on METRICS_PORT + its index."""
 METRICS_PORTS = [METRICS_PORT + index for index in range(PROCESSES)]
 HEALTHCHECK_MODULE = "engine_service.api.healthcheck"
+SETTINGS = Path(__file__).resolve().parents[2] / "engine_service" / "settings.py"
+REDIS_PORT = 6379
 
 
 def documents(path: Path) -> list[dict[str, Any]]:
@@ -58,7 +61,7 @@ def test_manifests_pass_the_kubernetes_schemas(version: str) -> None:
     resources = manifests()
     kinds = {m["kind"] for m in resources}
     expected = {"Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget"}
-    assert expected | {"StatefulSet"} <= kinds
+    assert expected | {"StatefulSet", "NetworkPolicy"} <= kinds
     for resource in resources:
         kubernetes_validate.validate(resource, version, strict=True)
 
@@ -78,9 +81,11 @@ def test_engine_probes_use_grpc_health_on_the_serving_port() -> None:
     container = engine_container()
     ports = {port["name"]: port["containerPort"] for port in container["ports"]}
     assert ports == {"grpc": GRPC_PORT, "metrics": METRICS_PORT, "metrics-1": METRICS_PORT + 1}
-    for probe in ("readinessProbe", "livenessProbe"):
-        assert container[probe]["grpc"]["port"] == GRPC_PORT, probe
-    env = {item["name"]: item["value"] for item in container["env"]}
+    readiness = container["readinessProbe"]["grpc"]
+    assert readiness == {"port": GRPC_PORT, "service": "cardengine.v1.EngineService"}
+    # liveness must not follow Redis (the health service does): the port accepting is enough
+    assert container["livenessProbe"]["tcpSocket"]["port"] in ("grpc", GRPC_PORT)
+    env = plain_env(container)
     assert env["ENGINE_ADDRESS"].endswith(f":{GRPC_PORT}")
     assert env["ENGINE_METRICS_PORT"] == str(METRICS_PORT)
     assert (
@@ -88,6 +93,118 @@ def test_engine_probes_use_grpc_health_on_the_serving_port() -> None:
     )
     grace = of_kind("Deployment", "engine")["spec"]["template"]["spec"]
     assert grace["terminationGracePeriodSeconds"] > float(env["ENGINE_GRACE"]) + 5
+
+
+def plain_env(container: dict[str, Any]) -> dict[str, str]:
+    """The container's environment variables that have a literal value."""
+    return {item["name"]: item["value"] for item in container["env"] if "value" in item}
+
+
+def secret_refs(container: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """Each variable taken from a Secret: its Secret's name and key."""
+    return {
+        item["name"]: (ref["name"], ref["key"])
+        for item in container["env"]
+        if (ref := item.get("valueFrom", {}).get("secretKeyRef"))
+    }
+
+
+def redis_container() -> dict[str, Any]:
+    (redis,) = of_kind("StatefulSet", "redis")["spec"]["template"]["spec"]["containers"]
+    return redis
+
+
+def flag_value(args: list[str], flag: str) -> str:
+    return args[args.index(flag) + 1]
+
+
+def test_redis_and_engine_share_the_password_of_one_secret() -> None:
+    """requirepass comes from a Secret; the engine's REDIS_URL carries the same one, and no
+    password is written in the repository (the Secret is created at install time)."""
+    redis, engine = redis_container(), engine_container()
+    source = secret_refs(redis)["REDIS_PASSWORD"]
+    assert flag_value(redis["args"], "--requirepass") == "$(REDIS_PASSWORD)"
+    assert secret_refs(redis)["REDISCLI_AUTH"] == source  # the readiness probe's redis-cli
+    assert secret_refs(engine)["REDIS_PASSWORD"] == source
+    names = [item["name"] for item in engine["env"]]
+    # Kubernetes expands $(VAR) only from variables defined before it
+    assert names.index("REDIS_PASSWORD") < names.index("REDIS_URL")
+    url = plain_env(engine)["REDIS_URL"]
+    assert url == f"redis://:$(REDIS_PASSWORD)@redis:{REDIS_PORT}/0"
+    assert not [m for m in manifests() if m["kind"] == "Secret"], "no Secret values committed"
+    compose = documents(DEPLOY / "compose.yaml")[0]["services"]
+    assert flag_value(compose["redis"]["command"], "--requirepass").startswith("${REDIS_PASSWORD")
+    assert compose["engine"]["environment"]["REDIS_URL"].startswith("redis://:${REDIS_PASSWORD")
+
+
+def test_redis_writes_every_acknowledged_move_to_its_append_only_file() -> None:
+    args = redis_container()["args"]
+    assert flag_value(args, "--appendonly") == "yes"
+    assert flag_value(args, "--appendfsync") in {"everysec", "always"}
+    command = documents(DEPLOY / "compose.yaml")[0]["services"]["redis"]["command"]
+    assert flag_value(command, "--appendfsync") == flag_value(args, "--appendfsync")
+
+
+def policy_for(name: str) -> dict[str, Any]:
+    policy = of_kind("NetworkPolicy", name)["spec"]
+    assert policy["policyTypes"] == ["Ingress"]
+    return policy
+
+
+def test_only_the_engine_pods_reach_redis() -> None:
+    policy = policy_for("redis")
+    redis_labels = of_kind("StatefulSet", "redis")["spec"]["template"]["metadata"]["labels"]
+    assert policy["podSelector"]["matchLabels"].items() <= redis_labels.items()
+    engine_labels = of_kind("Deployment", "engine")["spec"]["template"]["metadata"]["labels"]
+    (rule,) = policy["ingress"]
+    (source,) = rule["from"]
+    assert set(source) == {"podSelector"}  # this namespace's engine pods, nothing else
+    assert source["podSelector"]["matchLabels"].items() <= engine_labels.items()
+    assert rule["ports"] == [{"protocol": "TCP", "port": REDIS_PORT}]
+
+
+def test_only_clients_reach_the_grpc_port_and_only_prometheus_the_metrics() -> None:
+    policy = policy_for("engine")
+    labels = of_kind("Deployment", "engine")["spec"]["template"]["metadata"]["labels"]
+    assert policy["podSelector"]["matchLabels"].items() <= labels.items()
+    opened: dict[int, list[Any]] = {}
+    for rule in policy["ingress"]:
+        assert rule["from"] and rule["ports"], "every rule names its sources and its ports"
+        for port in rule["ports"]:
+            opened[port["port"]] = rule["from"]
+    assert set(opened) == {GRPC_PORT, *METRICS_PORTS}
+    for source in opened[GRPC_PORT]:
+        assert source["podSelector"]["matchLabels"] == {"cardengine.io/client": "true"}
+    for port in METRICS_PORTS:
+        (source,) = opened[port]
+        assert source["podSelector"]["matchLabels"] == {"app.kubernetes.io/name": "prometheus"}
+
+
+def test_a_public_bind_address_is_served_with_tls_or_said_to_be_plaintext() -> None:
+    """On 0.0.0.0 the server refuses plaintext unless ENGINE_INSECURE_PUBLIC=1, so each
+    deployment either names TLS files from a mounted Secret or sets that flag; the variables
+    it uses are ones the settings read."""
+    container = engine_container()
+    env = plain_env(container)
+    compose = documents(DEPLOY / "compose.yaml")[0]["services"]["engine"]["environment"]
+    for address, settings in ((env["ENGINE_ADDRESS"], env), (compose["ENGINE_ADDRESS"], compose)):
+        assert address.startswith("0.0.0.0:")
+        tls = {"ENGINE_TLS_CERT", "ENGINE_TLS_KEY"} <= set(settings)
+        assert tls or settings.get("ENGINE_INSECURE_PUBLIC") == "1"
+    if "ENGINE_TLS_CERT" in env:
+        mounts = [m["mountPath"] for m in container.get("volumeMounts", [])]
+        assert any(env["ENGINE_TLS_CERT"].startswith(path) for path in mounts)
+    source = SETTINGS.read_text()
+    for name in [*env, *secret_refs(container)]:
+        if name.startswith("ENGINE_") or name == "REDIS_URL":
+            assert f'"{name}"' in source, f"{name} is not a setting"
+
+
+def test_no_setting_of_the_thread_pool_server_is_left() -> None:
+    """The server is grpc.aio: processes are the one knob (ENGINE_PROCESSES)."""
+    for path in sorted(DEPLOY.rglob("*")):
+        if path.is_file():
+            assert "thread" not in path.read_text().lower(), path
 
 
 def test_every_process_of_a_replica_has_its_metrics_port_open() -> None:
@@ -116,14 +233,6 @@ def test_selectors_reach_the_engine_pods() -> None:
     assert pdb.items() <= labels.items()
     target = of_kind("HorizontalPodAutoscaler", "engine")["spec"]["scaleTargetRef"]
     assert (target["kind"], target["name"]) == ("Deployment", "engine")
-
-
-def test_redis_keeps_an_append_only_file() -> None:
-    (redis,) = of_kind("StatefulSet", "redis")["spec"]["template"]["spec"]["containers"]
-    assert "--appendonly" in redis["args"]
-    assert redis["args"][redis["args"].index("--appendonly") + 1] == "yes"
-    compose_redis = documents(DEPLOY / "compose.yaml")[0]["services"]["redis"]
-    assert compose_redis["command"][compose_redis["command"].index("--appendonly") + 1] == "yes"
 
 
 def test_compose_runs_two_replicas_behind_one_port() -> None:
