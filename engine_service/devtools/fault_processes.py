@@ -176,11 +176,14 @@ def _wait_serving(address: str, process: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def engine_process(redis_url: str, log_folder: Path) -> Iterator[EngineProcess]:
+def engine_process(
+    redis_url: str, log_folder: Path, *, volatile: bool = False
+) -> Iterator[EngineProcess]:
     """One engine server process, stopped by its PID on exit.
 
     Its timer loop runs on its event loop: no worker processes that a ``kill -9`` would
-    orphan. Its log stays in ``log_folder``.
+    orphan. Its log stays in ``log_folder``. ``volatile``: the Redis keeps nothing on disk,
+    which the server refuses unless told it is meant (ENGINE_ALLOW_VOLATILE_REDIS).
     """
     port = free_port()
     address = f"127.0.0.1:{port}"
@@ -203,7 +206,11 @@ def engine_process(redis_url: str, log_folder: Path) -> Iterator[EngineProcess]:
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            env={**os.environ, "ENGINE_LOG_LEVEL": "WARNING"},
+            env={
+                **os.environ,
+                "ENGINE_LOG_LEVEL": "WARNING",
+                "ENGINE_ALLOW_VOLATILE_REDIS": "1" if volatile else "0",
+            },
         )
         try:
             _wait_serving(address, process)

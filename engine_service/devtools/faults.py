@@ -176,7 +176,7 @@ async def redis_kill(folder: Path, persistence: str, timing: Timing, workers: in
     """``kill -9`` Redis under load, then start it again from its data folder on its port."""
     with (
         redis_process(folder / f"redis-{persistence}", persistence) as server,
-        engine_process(server.url, folder) as engine,
+        engine_process(server.url, folder, volatile=persistence not in DURABLE) as engine,
     ):
         outcome = await _scenario(
             ("redis-kill", persistence),
