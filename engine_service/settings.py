@@ -22,7 +22,14 @@ class Settings:
             watch from an older version is told to reload the view.
         watch_idle_seconds: a watch stream with nothing to send gets a heartbeat this often.
         watcher_queue_limit: versions buffered per watcher; one further behind is cut off.
-        grace_seconds: how long in-flight calls may finish after SIGTERM or Ctrl-C.
+        grace_seconds: how long in-flight calls may finish after SIGTERM or Ctrl-C; a call
+            still running near its end is refused before it writes, and the process exits
+            within it (:mod:`engine_service.api.drain`).
+        health_interval_seconds: how often the server PINGs Redis for its health status
+            (NOT_SERVING while Redis does not answer within this time).
+        allow_volatile_redis: start against a Redis that keeps nothing on disk (no
+            append-only file, no snapshots) instead of refusing to
+            (:mod:`engine_service.store.preflight`).
         reflection: whether to serve gRPC server reflection.
         log_level: the logging level name.
         metrics_port: HTTP port of the Prometheus metrics, on the host of ``address``; 0 serves
@@ -62,6 +69,8 @@ class Settings:
     watch_idle_seconds: float = 15.0
     watcher_queue_limit: int = 1024
     grace_seconds: float = 10.0
+    health_interval_seconds: float = 1.0
+    allow_volatile_redis: bool = False
     reflection: bool = True
     log_level: str = "INFO"
     metrics_port: int = 0
@@ -145,6 +154,21 @@ def parse_settings(
         default=float(env("ENGINE_GRACE", base.grace_seconds)),
         help="how long in-flight calls may finish after SIGTERM or Ctrl-C (environment "
         f"ENGINE_GRACE; default {base.grace_seconds})",
+    )
+    parser.add_argument(
+        "--health-interval-seconds",
+        type=float,
+        default=float(env("ENGINE_HEALTH_INTERVAL", base.health_interval_seconds)),
+        help="how often Redis is PINGed for the health status, NOT_SERVING while it does not "
+        f"answer (environment ENGINE_HEALTH_INTERVAL; default {base.health_interval_seconds})",
+    )
+    parser.add_argument(
+        "--allow-volatile-redis",
+        action="store_true",
+        default=env("ENGINE_ALLOW_VOLATILE_REDIS", "0") in ("1", "true", "yes"),
+        help="start even when Redis keeps nothing on disk (appendonly no, no save points), "
+        "so a Redis restart loses every game (environment ENGINE_ALLOW_VOLATILE_REDIS=1; "
+        "default: refuse)",
     )
     parser.add_argument(
         "--no-reflection",

@@ -45,6 +45,7 @@ def test_store_knows_no_game():
         ours = {n for n in imports_of(path) if n.startswith("engine_service.")}
         allowed = {
             "engine_service.core.errors",
+            "engine_service.store.gate",
             "engine_service.store.keys",
             "engine_service.store.protocol",
             "engine_service.store.redis_store",

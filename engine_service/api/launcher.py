@@ -38,8 +38,9 @@ from multiprocessing.synchronize import Event as ProcessEvent
 from types import FrameType
 from typing import Final
 
+from engine_service.api import drain
 from engine_service.api.logs import configure_logging
-from engine_service.api.server import build_server, metrics_exporter, serve
+from engine_service.api.server import build_server, metrics_exporter, redis_keeps_games, serve
 from engine_service.settings import Settings, parse_settings
 
 RESTART_LIMIT: Final = 5
@@ -109,7 +110,8 @@ def _child(settings: Settings, index: int, stop: ProcessEvent, parent: int) -> N
 
 async def _serve_child(settings: Settings, index: int, stop: ProcessEvent, parent: int) -> None:
     stopping = asyncio.Event()
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopping.set)
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, stopping.set)  # until the drain's handler below
 
     async def watch_stop() -> None:
         # A parent killed outright cannot set ``stop``: its children stop by themselves.
@@ -119,6 +121,10 @@ async def _serve_child(settings: Settings, index: int, stop: ProcessEvent, paren
 
     watcher = asyncio.create_task(watch_stop())
     engine_server = await build_server(settings)
+    # The drain begins in the signal handler, even while a call keeps the loop busy.
+    drain.drain_on_signals(
+        engine_server.drain, lambda: loop.call_soon_threadsafe(stopping.set), (signal.SIGTERM,)
+    )
     await engine_server.start()
     log.info("serving", extra={"address": settings.address, "server": index, "pid": os.getpid()})
     await stopping.wait()
@@ -191,6 +197,9 @@ class ProcessGroup:
     def _stop_children(self) -> None:
         """Let every child drain for the grace period, then kill what is still running."""
         self._stop.set()
+        for process in self._children:
+            if process.is_alive():
+                process.terminate()  # SIGTERM: the drain begins at once, busy loop or not
         deadline = time.monotonic() + self.settings.grace_seconds + KILL_MARGIN_SECONDS
         for process in self._children:
             process.join(max(0.0, deadline - time.monotonic()))
@@ -212,6 +221,8 @@ def serve_group(settings: Settings) -> int:
     if settings.processes <= 1:
         serve(settings)
         return 0
+    if not redis_keeps_games(settings):
+        return 1
     return ProcessGroup(settings).run()
 
 

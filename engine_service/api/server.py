@@ -11,9 +11,9 @@ import asyncio
 import contextlib
 import functools
 import logging
-import signal
+import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
@@ -22,6 +22,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 
 from engine_service.api import metrics
+from engine_service.api.drain import Drain, backlog_seconds, drain_on_signals
+from engine_service.api.health_probe import RedisHealth
 from engine_service.api.logs import configure_logging
 from engine_service.api.reflection import enable_reflection
 from engine_service.api.servicer import EngineServicer
@@ -31,6 +33,7 @@ from engine_service.app.engine import Engine
 from engine_service.app.seats import ServiceKeys
 from engine_service.app.timers import TimerSettings, run_timers
 from engine_service.settings import Settings, parse_settings
+from engine_service.store.preflight import RedisRefused, check_redis
 from engine_service.store.redis_feed import RedisEventFeed
 from engine_service.store.redis_store import RedisGameStore
 from engine_service.web.gateway import WebGateway
@@ -69,13 +72,20 @@ class EngineServer:
     web: WebGateway | None = None
     workers: TimerWorkers | None = None
     runs_timers: bool = True
+    drain: Drain = field(kw_only=True)
+    redis_health: RedisHealth = field(kw_only=True)
     _timers: asyncio.Task[None] | None = None
     _timers_stop: asyncio.Event | None = None
 
     async def start(self) -> None:
-        """Follow event streams, then take calls (and serve the browser table, if on)."""
+        """Follow event streams, then take calls (and serve the browser table, if on).
+
+        The health status is Redis's from the first PING on (:mod:`.health_probe`).
+        """
+        await self.redis_health.probe()
         await self.feed.start()
         await self.server.start()
+        self.redis_health.start()
         if self.web is not None:
             await self.web.start()
         if self.workers is not None:
@@ -87,17 +97,29 @@ class EngineServer:
             )
 
     async def stop(self, grace_seconds: float) -> None:
-        """Report NOT_SERVING, end watch streams, let unary calls finish, close Redis."""
+        """Drain (:mod:`.drain`) within ``grace_seconds`` of its start, then close Redis.
+
+        Report NOT_SERVING, take no more calls, end watch streams, let unary calls finish
+        (bots cut short, writes closed near the end), cancel what is left at the end. A drain
+        a signal began keeps the end it was given then.
+        """
+        self.drain.begin(grace_seconds)
         await self.health.enter_graceful_shutdown()
+        await self.redis_health.stop()
         if self._timers is not None and self._timers_stop is not None:
             self._timers_stop.set()
             await self._timers
+        # Calls received while the loop was busy wait in gRPC unmatched; gRPC's shutdown
+        # would cancel them (CANCELLED, not UNAVAILABLE), so they are taken in first.
+        await asyncio.sleep(backlog_seconds(self.drain.remaining()))
+        # Stops taking calls now; at the drain's end it cancels the calls still running.
+        server_stopped = asyncio.create_task(self.server.stop(self.drain.remaining()))
         if self.workers is not None:
-            await self.workers.stop(grace_seconds)
+            await self.workers.stop(self.drain.remaining())
         await self.feed.stop()
         if self.web is not None:
             await self.web.stop()
-        await self.server.stop(grace_seconds)
+        await server_stopped
         await self.store.client.aclose()
 
 
@@ -113,10 +135,16 @@ async def build_server(settings: Settings) -> EngineServer:
         settings.event_retention,
         max_connections=REDIS_CONNECTIONS,
     )
+    try:
+        await check_redis(store.client, settings.redis_url, settings.allow_volatile_redis)
+    except RedisRefused:
+        await store.client.aclose()
+        raise
+    drain = Drain(store.gate, settings.grace_seconds)
     feed = RedisEventFeed(settings.redis_url, store.client, settings.watcher_queue_limit)
     interceptors = [metrics.MetricsInterceptor()] if settings.metrics_port else []
     server = new_grpc_server(interceptors, settings.max_request_bytes)
-    engine = engine_for(settings, store)
+    engine = engine_for(settings, store, drain.work_clock)
     keys = ServiceKeys.of(settings.service_keys)
     servicer = EngineServicer(engine, feed, settings.watch_idle_seconds, keys)
     add_engine_service(servicer, server, settings.max_request_bytes)
@@ -139,6 +167,10 @@ async def build_server(settings: Settings) -> EngineServer:
     if settings.timer_loop and settings.background_workers:
         workers = TimerWorkers(settings)
     timers = timer_settings(settings, on_event_loop=workers is None)
+    services = (SERVICE_NAME, "")
+    redis_health = RedisHealth(
+        health_servicer, store.client.ping, services, settings.health_interval_seconds
+    )
     return EngineServer(
         server,
         port,
@@ -150,14 +182,27 @@ async def build_server(settings: Settings) -> EngineServer:
         web,
         workers,
         settings.timer_loop,
+        drain=drain,
+        redis_health=redis_health,
     )
 
 
 async def serve_until(
-    settings: Settings, stop: asyncio.Event, on_ready: Callable[[int], None] | None = None
+    settings: Settings,
+    stop: asyncio.Event,
+    on_ready: Callable[[int], None] | None = None,
+    *,
+    signals: bool = False,
 ) -> None:
-    """Serve until ``stop`` is set, then drain for the grace period."""
+    """Serve until ``stop`` is set (or, with ``signals``, SIGTERM/SIGINT), then drain.
+
+    ``signals`` needs the main thread: the drain then begins in the signal handler itself
+    (:func:`~engine_service.api.drain.drain_on_signals`), even while the loop is busy.
+    """
     engine_server = await build_server(settings)
+    if signals:
+        loop = asyncio.get_running_loop()
+        drain_on_signals(engine_server.drain, lambda: loop.call_soon_threadsafe(stop.set))
     await engine_server.start()
     host = settings.address.rsplit(":", 1)[0]
     log.info(
@@ -173,6 +218,28 @@ async def serve_until(
     log.info("stopped")
 
 
+async def _check_redis_once(settings: Settings) -> None:
+    store = RedisGameStore.from_url(settings.redis_url, settings.game_ttl_seconds)
+    try:
+        await check_redis(store.client, settings.redis_url, settings.allow_volatile_redis)
+    finally:
+        await store.client.aclose()
+
+
+def redis_keeps_games(settings: Settings) -> bool:
+    """Whether the start-up checks of Redis pass; if not, the reason is printed to stderr.
+
+    A process group checks once before it starts its processes, so a refusal ends it at once
+    rather than as processes that keep dying.
+    """
+    try:
+        asyncio.run(_check_redis_once(settings))
+    except RedisRefused as error:
+        print(f"engine-service: {error}", file=sys.stderr)
+        return False
+    return True
+
+
 def metrics_exporter(settings: Settings) -> contextlib.AbstractContextManager[None]:
     """The metrics HTTP server the settings ask for (none when the port is 0)."""
     if not settings.metrics_port:
@@ -181,17 +248,20 @@ def metrics_exporter(settings: Settings) -> contextlib.AbstractContextManager[No
 
 
 async def _serve_until_signalled(settings: Settings) -> None:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    await serve_until(settings, stop)
+    await serve_until(settings, asyncio.Event(), signals=True)
 
 
 def serve(settings: Settings) -> None:
-    """Serve, with the metrics exporter when the settings ask for one, until SIGTERM/SIGINT."""
+    """Serve, with the metrics exporter when the settings ask for one, until SIGTERM/SIGINT.
+
+    A Redis that would lose games (:mod:`~engine_service.store.preflight`) ends the process
+    with the reason, exit status 1.
+    """
     with metrics_exporter(settings):
-        asyncio.run(_serve_until_signalled(settings))
+        try:
+            asyncio.run(_serve_until_signalled(settings))
+        except RedisRefused as error:
+            sys.exit(f"engine-service: {error}")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

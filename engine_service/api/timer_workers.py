@@ -16,6 +16,8 @@ import logging
 import multiprocessing
 import os
 import signal
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.context import SpawnProcess
 from multiprocessing.synchronize import Event as ProcessEvent
@@ -50,11 +52,19 @@ def timer_settings(settings: Settings, on_event_loop: bool) -> TimerSettings:
     return TimerSettings(settings.timer_interval_seconds, share)
 
 
-def engine_for(settings: Settings, store: RedisGameStore) -> Engine:
-    """The engine of a server or a worker, its bot work bounded by the settings."""
+def engine_for(
+    settings: Settings,
+    store: RedisGameStore,
+    work_clock: Callable[[], float] = time.perf_counter,
+) -> Engine:
+    """The engine of a server or a worker, its bot work bounded by the settings.
+
+    ``work_clock`` is what the bot budget's seconds are read by (a draining server's runs
+    late, :mod:`engine_service.api.drain`).
+    """
     budget = BotBudget(settings.bot_moves_per_call, settings.bot_seconds_per_call)
     slices = BotBudget(settings.bot_moves_per_slice, settings.bot_seconds_per_slice)
-    return Engine(store, budget=budget, slice_budget=slices)
+    return Engine(store, budget=budget, slice_budget=slices, work_clock=work_clock)
 
 
 def _work(settings: Settings, stop: ProcessEvent) -> None:

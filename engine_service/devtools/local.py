@@ -52,7 +52,8 @@ def _wait_for_redis(url: str, process: subprocess.Popen[bytes]) -> None:
 def redis_server(data_dir: Path | None = None, *, port: int | None = None) -> Iterator[str]:
     """Run ``redis-server`` on loopback; yields its URL and stops it on exit.
 
-    With ``data_dir`` the data persists there with the append-only file on; without, it
+    The append-only file is on: the service refuses a Redis that keeps nothing on disk
+    (:mod:`engine_service.store.preflight`). With ``data_dir`` the data stays there; without, it
     lives in a temporary folder that is removed afterwards.
     """
     binary = shutil.which("redis-server")
@@ -62,7 +63,8 @@ def redis_server(data_dir: Path | None = None, *, port: int | None = None) -> It
     with contextlib.ExitStack() as stack:
         folder = data_dir or Path(stack.enter_context(tempfile.TemporaryDirectory()))
         folder.mkdir(parents=True, exist_ok=True)
-        persist = ["--appendonly", "yes"] if data_dir else ["--appendonly", "no", "--save", ""]
+        # The append-only file either way: the service refuses a Redis that keeps nothing.
+        persist = ["--appendonly", "yes"] if data_dir else ["--appendonly", "yes", "--save", ""]
         args = [binary, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(folder)]
         log = stack.enter_context((folder / "redis.log").open("ab"))
         # Its own session: a Ctrl-C meant for the service must not stop Redis before the drain.

@@ -20,6 +20,7 @@ import hiredis
 import redis.asyncio as redis
 
 from engine_service.core.errors import GameNotFound, VersionConflict
+from engine_service.store.gate import WriteGate
 from engine_service.store.keys import (
     CHECKPOINT_EVERY,
     GROUPS,
@@ -124,6 +125,7 @@ class RedisGameStore:
         event_retention: int = DEFAULT_EVENT_RETENTION,
     ) -> None:
         self.client = client
+        self.gate = WriteGate()
         self._ttl = ttl_seconds
         self._retention = event_retention
         self._save = client.register_script(SAVE_SCRIPT)
@@ -157,6 +159,7 @@ class RedisGameStore:
 
         Raises RequestReplayed when ``first_reply``'s key already holds a reply.
         """
+        self.gate.check()
         version = 1 + len(moves)
         group = group_of(game_id)
         keys = [game_key(game_id), log_key(game_id), events_key(game_id), due_key(group)]
@@ -218,6 +221,7 @@ class RedisGameStore:
         reply: bytes = b"",
     ) -> int:
         """Compare-and-set through :file:`save.lua`."""
+        self.gate.check()
         new_version = expected_version + len(moves)
         keys = [game_key(game_id), log_key(game_id), events_key(game_id), *_index_keys(game_id)]
         reply_field = "" if request_key is None else _reply_field(request_key)
@@ -366,6 +370,7 @@ class RedisGameStore:
 
     async def link_rematch(self, game_id: str, rematch_id: str) -> str:
         """HSETNX of the game's ``n`` field, then read back what it holds."""
+        self.gate.check()
         async with self.client.pipeline(transaction=True) as pipe:
             pipe.hsetnx(game_key(game_id), "n", rematch_id)
             pipe.hget(game_key(game_id), "n")
