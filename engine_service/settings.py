@@ -16,7 +16,12 @@ class Settings:
 
     Attributes:
         address: host:port to serve on (port 0 picks a free port).
-        redis_url: where games are kept.
+        redis_url: where games are kept: one server, a Cluster or a Sentinel master
+            (:mod:`engine_service.store.connect` lists the URL forms).
+        redis_wait_replicas: replicas that must have each write (``WAIT``) before it is
+            acknowledged; 0 waits for none. A write fewer replicas confirm within
+            ``redis_wait_ms`` is answered UNAVAILABLE (a retry with its request id is safe).
+        redis_wait_ms: how long a write waits for those replicas.
         game_ttl_seconds: a game untouched this long expires (every move refreshes it).
         event_retention: versions of events kept per game for watchers to catch up from; a
             watch from an older version is told to reload the view.
@@ -64,6 +69,8 @@ class Settings:
 
     address: str = "127.0.0.1:50051"
     redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_wait_replicas: int = 0
+    redis_wait_ms: int = 1000
     game_ttl_seconds: int = 7 * 24 * 3600
     event_retention: int = 10_000
     watch_idle_seconds: float = 15.0
@@ -118,6 +125,21 @@ def parse_settings(
         "--redis-url",
         default=env("REDIS_URL", base.redis_url),
         help=f"the Redis that keeps the games (environment REDIS_URL; default {base.redis_url})",
+    )
+    parser.add_argument(
+        "--redis-wait-replicas",
+        type=int,
+        default=int(env("ENGINE_REDIS_WAIT_REPLICAS", base.redis_wait_replicas)),
+        help="replicas that must have each write (WAIT) before it is acknowledged, else "
+        "UNAVAILABLE (environment ENGINE_REDIS_WAIT_REPLICAS; default "
+        f"{base.redis_wait_replicas}: none)",
+    )
+    parser.add_argument(
+        "--redis-wait-ms",
+        type=int,
+        default=int(env("ENGINE_REDIS_WAIT_MS", base.redis_wait_ms)),
+        help="how long a write waits for --redis-wait-replicas (environment "
+        f"ENGINE_REDIS_WAIT_MS; default {base.redis_wait_ms})",
     )
     parser.add_argument(
         "--game-ttl-seconds",

@@ -134,6 +134,8 @@ async def build_server(settings: Settings) -> EngineServer:
         settings.game_ttl_seconds,
         settings.event_retention,
         max_connections=REDIS_CONNECTIONS,
+        wait_replicas=settings.redis_wait_replicas,
+        wait_milliseconds=settings.redis_wait_ms,
     )
     try:
         await check_redis(store.client, settings.redis_url, settings.allow_volatile_redis)

@@ -78,7 +78,12 @@ def _work(settings: Settings, stop: ProcessEvent) -> None:
 
 async def _run(settings: Settings, stop: ProcessEvent) -> None:
     store = RedisGameStore.from_url(
-        settings.redis_url, settings.game_ttl_seconds, settings.event_retention, 4
+        settings.redis_url,
+        settings.game_ttl_seconds,
+        settings.event_retention,
+        4,
+        settings.redis_wait_replicas,
+        settings.redis_wait_ms,
     )
     stopping = asyncio.Event()
     server = os.getppid()

@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,8 @@ def _wait_for_redis(url: str, process: subprocess.Popen[bytes]) -> None:
         try:
             client.ping()
             return
+        except redis.AuthenticationError:
+            return  # up, and asking for the password it was given
         except redis.ConnectionError:
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("redis-server did not start") from None
@@ -49,12 +51,20 @@ def _wait_for_redis(url: str, process: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def redis_server(data_dir: Path | None = None, *, port: int | None = None) -> Iterator[str]:
+def redis_server(
+    data_dir: Path | None = None,
+    *,
+    port: int | None = None,
+    args: Sequence[str] = (),
+    config: str | None = None,
+) -> Iterator[str]:
     """Run ``redis-server`` on loopback; yields its URL and stops it on exit.
 
     The append-only file is on: the service refuses a Redis that keeps nothing on disk
     (:mod:`engine_service.store.preflight`). With ``data_dir`` the data stays there; without, it
-    lives in a temporary folder that is removed afterwards.
+    lives in a temporary folder that is removed afterwards. ``args`` are more options (a
+    cluster node's, a replica's); ``config`` the text of a config file the server is started
+    with and may rewrite (a sentinel needs one).
     """
     binary = shutil.which("redis-server")
     if binary is None:
@@ -65,11 +75,18 @@ def redis_server(data_dir: Path | None = None, *, port: int | None = None) -> It
         folder.mkdir(parents=True, exist_ok=True)
         # The append-only file either way: the service refuses a Redis that keeps nothing.
         persist = ["--appendonly", "yes"] if data_dir else ["--appendonly", "yes", "--save", ""]
-        args = [binary, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(folder)]
+        command = [binary]
+        if config is not None:
+            (folder / "redis.conf").write_text(config)
+            command.append(str(folder / "redis.conf"))
+        command += ["--bind", "127.0.0.1", "--port", str(port), "--dir", str(folder)]
         log = stack.enter_context((folder / "redis.log").open("ab"))
         # Its own session: a Ctrl-C meant for the service must not stop Redis before the drain.
         process = subprocess.Popen(
-            [*args, *persist], stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            [*command, *persist, *args],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         url = f"redis://127.0.0.1:{port}/0"
         try:
@@ -78,6 +95,126 @@ def redis_server(data_dir: Path | None = None, *, port: int | None = None) -> It
         finally:
             process.terminate()
             process.wait(timeout=STARTUP_SECONDS)
+
+
+def _wait_until(ready: Callable[[], bool], what: str) -> None:
+    """Poll ``ready`` (Redis errors count as not yet) until it holds, for STARTUP_SECONDS."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while True:
+        with contextlib.suppress(redis.RedisError):
+            if ready():
+                return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not happen in {STARTUP_SECONDS} s")
+        time.sleep(0.1)
+
+
+def _port_of(url: str) -> int:
+    return int(url.rsplit(":", 1)[1].split("/", maxsplit=1)[0])
+
+
+def _credentials(password: str | None) -> tuple[list[str], str]:
+    """Server options and the URL's user part for ``password`` (none: no AUTH)."""
+    if password is None:
+        return [], ""
+    return ["--requirepass", password, "--masterauth", password], f":{password}@"
+
+
+@contextlib.contextmanager
+def redis_cluster(
+    masters: int = 3, password: str | None = None, node_timeout_ms: int = 2000
+) -> Iterator[str]:
+    """A Redis Cluster of ``masters`` masters with one replica each, on loopback.
+
+    Yields ``redis+cluster://[:password@]127.0.0.1:P1,...`` once every node reports
+    ``cluster_state:ok``; every node is stopped by its PID on exit.
+    """
+    auth, user = _credentials(password)
+    options = ["--cluster-enabled", "yes", "--cluster-node-timeout", str(node_timeout_ms), *auth]
+    with contextlib.ExitStack() as stack:
+        # The cluster bus port, 10000 above the port by default, might be taken or too high.
+        urls = [
+            stack.enter_context(redis_server(args=[*options, "--cluster-port", str(free_port())]))
+            for _ in range(2 * masters)
+        ]
+        nodes = [f"127.0.0.1:{_port_of(url)}" for url in urls]
+        cli = ["redis-cli", *(["-a", password, "--no-auth-warning"] if password else [])]
+        subprocess.run(
+            [*cli, "--cluster", "create", *nodes, "--cluster-replicas", "1", "--cluster-yes"],
+            check=True,
+            capture_output=True,
+            timeout=STARTUP_SECONDS,
+        )
+        clients = [
+            stack.enter_context(contextlib.closing(redis.Redis.from_url(url, password=password)))
+            for url in urls
+        ]
+        _wait_until(
+            lambda: all(c.cluster("INFO")["cluster_state"] == "ok" for c in clients),
+            "cluster_state:ok",
+        )
+        yield f"redis+cluster://{user}{','.join(nodes)}"
+
+
+@contextlib.contextmanager
+def redis_sentinel(
+    password: str | None = None,
+    down_after_ms: int = 1000,
+    service: str = "mymaster",
+    replicas: int = 1,
+) -> Iterator[str]:
+    """One master, ``replicas`` replicas and three sentinels watching them (quorum 2).
+
+    Yields ``redis+sentinel://[:password@]127.0.0.1:S1,S2,S3/<service>`` once every sentinel
+    names the same master and knows the replica and the other two sentinels. The sentinels
+    take the master for down after ``down_after_ms`` and then promote the replica.
+    """
+    auth, user = _credentials(password)
+    with contextlib.ExitStack() as stack:
+        master = stack.enter_context(redis_server(args=auth))
+        port = _port_of(master)
+        replica = [*auth, "--replicaof", "127.0.0.1", str(port)]
+        for _ in range(replicas):
+            stack.enter_context(redis_server(args=replica))
+        config = "\n".join(
+            [
+                f"sentinel monitor {service} 127.0.0.1 {port} 2",
+                f"sentinel down-after-milliseconds {service} {down_after_ms}",
+                f"sentinel failover-timeout {service} {4 * down_after_ms}",
+                *([f"sentinel auth-pass {service} {password}"] if password else []),
+                "",
+            ]
+        )
+        sentinels = [
+            stack.enter_context(redis_server(args=["--sentinel"], config=config)) for _ in range(3)
+        ]
+        clients = [
+            stack.enter_context(contextlib.closing(redis.Redis.from_url(url))) for url in sentinels
+        ]
+
+        primary = stack.enter_context(
+            contextlib.closing(redis.Redis.from_url(master, password=password))
+        )
+
+        def agreed() -> bool:
+            # Replicas count once their first sync is done: before, a failover loses it all.
+            found: Any = primary.info("replication")
+            online = [found.get(f"slave{i}", {}).get("state") for i in range(replicas)]
+            if online != ["online"] * replicas:
+                return False
+            for client in clients:
+                found = client.sentinel_master(service)
+                if (found["port"], found["num-other-sentinels"], found["num-slaves"]) != (
+                    port,
+                    2,
+                    replicas,
+                ):
+                    return False
+            return True
+
+        _wait_until(agreed, "sentinels agreeing on the master")
+        ports = ",".join(f"127.0.0.1:{_port_of(url)}" for url in sentinels)
+        yield f"redis+sentinel://{user}{ports}/{service}"
 
 
 class _ServerThread(threading.Thread):

@@ -14,12 +14,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from importlib import resources
-from typing import Any, Final
+from typing import Any, Final, cast
 
-import hiredis
 import redis.asyncio as redis
+from redis.exceptions import NoScriptError
 
 from engine_service.core.errors import GameNotFound, VersionConflict
+from engine_service.store.connect import (
+    Client,
+    PackedConnection,
+    ReplicasBehind,
+    node_target,
+    open_client,
+    parse_target,
+)
 from engine_service.store.gate import WriteGate
 from engine_service.store.keys import (
     CHECKPOINT_EVERY,
@@ -63,29 +71,10 @@ return 0
 DEFAULT_EVENT_RETENTION: Final = 10_000
 """Versions of events kept per game: a whole Hearts game or a long Guandan match."""
 _SUMMARY_FIELDS: Final = ["v", "s", "t", "n"]
-_PLAIN_ARGS: Final = frozenset({bytes, str, int})
-"""Argument types that hiredis packs exactly as redis-py's own encoder does."""
-
-
-class PackedConnection(redis.Connection):
-    """A connection that packs commands with hiredis's C packer when it can.
-
-    redis-py's asyncio connection packs every command in Python, argument by argument; a
-    move's save sends some twenty arguments, a snapshot among them, and that packing cost
-    about 40 µs of CPU per move. Commands with any other argument type (floats, a command
-    name of two words such as ``SCRIPT LOAD``) keep redis-py's packer, so the bytes sent are
-    the same either way.
-    """
-
-    def pack_command(self, *args: Any) -> list[bytes]:
-        """The command in the Redis protocol, as one buffer when hiredis can pack it."""
-        first = args[0]
-        if (isinstance(first, str) and " " in first) or any(
-            type(arg) not in _PLAIN_ARGS for arg in args
-        ):
-            return super().pack_command(*args)
-        packed: bytes = hiredis.pack_command(args)
-        return [packed]
+DEFAULT_WAIT_MILLISECONDS: Final = 1000
+"""How long a write waits for its replicas (``wait_replicas``) before it is reported
+unavailable."""
+__all__ = ["PackedConnection", "RedisGameStore"]
 
 
 def stored_version(entry_id: bytes | str, fields: dict[bytes, bytes]) -> StoredVersion:
@@ -116,18 +105,30 @@ def _summary(game_id: str, values: Sequence[Any]) -> GameSummary | None:
 
 
 class RedisGameStore:
-    """The game store and index (:mod:`engine_service.store.protocol`) over one Redis."""
+    """The game store and index (:mod:`engine_service.store.protocol`) over one Redis.
+
+    With ``wait_replicas`` each save is followed, on the same connection, by ``WAIT
+    wait_replicas wait_milliseconds``: a move is acknowledged only once that many replicas
+    have it, so a failover does not lose it. A write that fewer replicas confirm in time
+    raises :class:`~engine_service.store.connect.ReplicasBehind` (UNAVAILABLE: it may or may
+    not survive a failover; a retry with the same request id is safe).
+    """
 
     def __init__(
         self,
-        client: redis.Redis,
+        client: Client,
         ttl_seconds: int,
         event_retention: int = DEFAULT_EVENT_RETENTION,
+        wait_replicas: int = 0,
+        wait_milliseconds: int = DEFAULT_WAIT_MILLISECONDS,
     ) -> None:
-        self.client = client
+        # A RedisCluster has the same commands; redis-py types its replies more loosely
+        # (bytes or str), so the store reads both as the plain client's.
+        self.client = cast("redis.Redis", client)
         self.gate = WriteGate()
         self._ttl = ttl_seconds
         self._retention = event_retention
+        self._wait = (wait_replicas, wait_milliseconds)
         self._save = client.register_script(SAVE_SCRIPT)
         self._create = client.register_script(CREATE_SCRIPT)
         self._claim = client.register_script(CLAIM_SCRIPT)
@@ -139,12 +140,12 @@ class RedisGameStore:
         ttl_seconds: int,
         event_retention: int = DEFAULT_EVENT_RETENTION,
         max_connections: int = 64,
+        wait_replicas: int = 0,
+        wait_milliseconds: int = DEFAULT_WAIT_MILLISECONDS,
     ) -> RedisGameStore:
-        """A store with its own connection pool."""
-        pool = redis.BlockingConnectionPool.from_url(
-            url, max_connections=max_connections, connection_class=PackedConnection
-        )
-        return cls(redis.Redis(connection_pool=pool), ttl_seconds, event_retention)
+        """A store with its own connection pool, for any URL :mod:`~.connect` reads."""
+        client = open_client(parse_target(url), max_connections)
+        return cls(client, ttl_seconds, event_retention, wait_replicas, wait_milliseconds)
 
     async def create(
         self,
@@ -243,7 +244,9 @@ class RedisGameStore:
         ]
         for move in moves:
             args += (move.entry, move.events)
-        result = await self._save(keys=keys, args=args)
+        result = await (
+            self._save_and_wait(keys, args) if self._wait[0] else self._save(keys, args)
+        )
         status = result[0]
         if status == b"OK":
             return new_version
@@ -253,6 +256,31 @@ class RedisGameStore:
             _, current, replay, now = result
             raise RequestReplayed(StoredGame(snapshot=now, version=int(current), replay=replay))
         raise VersionConflict(expected_version, int(result[1]))
+
+    async def _save_and_wait(self, keys: list[str], args: list[Any]) -> Any:
+        """The save script, then ``WAIT``, in one round trip on one connection.
+
+        WAIT counts the replicas that have this connection's writes, so it must follow the
+        script on the same connection.
+        """
+        replicas, milliseconds = self._wait
+        for _ in range(2):
+            async with self.client.pipeline(transaction=False) as pipe:
+                pipe.evalsha(self._save.sha, len(keys), *keys, *args)
+                pipe.execute_command(
+                    "WAIT", replicas, milliseconds, **node_target(self.client, keys[0])
+                )
+                result, acknowledged = await pipe.execute(raise_on_error=False)
+            if not isinstance(result, NoScriptError):
+                break
+            await self.client.script_load(SAVE_SCRIPT)
+        if isinstance(result, Exception):
+            raise result
+        if isinstance(acknowledged, Exception):
+            raise ReplicasBehind(f"WAIT failed: {acknowledged}")
+        if result[0] == b"OK" and int(acknowledged) < replicas:
+            raise ReplicasBehind(f"{acknowledged} of {replicas} replicas have the write")
+        return result
 
     async def log(
         self, game_id: str, start: int = 0, stop: int | None = None
