@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine_service.app.play import REQUEST_BUDGET, SLICE_BUDGET
+from engine_service.app.seats import KeySpecError, ServiceKeys
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +51,21 @@ class Settings:
         timer_interval_seconds: how often the timer loop looks for due clocks and bot games.
         timer_share: the fraction of the process's time the timer loop may spend on slices
             when it plays them on the event loop (no background workers).
-        service_keys: the keys backends send as ``x-service-key`` to list games and manage
-            any game; empty: ListGames and GetGame need no key (a local setup).
+        service_keys: the keys backends send as ``x-service-key``, each configured as
+            ``name:scope,scope:sha256hex[:rate=R,burst=B,games=G]`` (scopes ``create``,
+            ``list``, ``admin``; :func:`engine_service.app.seats.parse_key_spec`); empty:
+            nothing needs a key and nothing is metered (a local setup).
+        key_rate: calls per second each key may make (its token bucket in Redis; 0: no limit).
+        key_burst: the most calls a key may make at once (the bucket's size).
+        key_games: games each key may create within ``key_games_window_seconds`` (0: no limit).
+        key_games_window_seconds: that window, sliding; 0 is ``game_ttl_seconds``.
+        tls_cert: PEM certificate chain of the gRPC port; with ``tls_key``, TLS only.
+        tls_key: PEM private key of ``tls_cert``.
+        tls_client_ca: PEM CA certificates; set, clients must show a certificate they signed.
+        insecure_public: serve a non-loopback address without TLS or keys, or with the
+            browser table, instead of refusing to (:mod:`engine_service.api.exposure`).
+        join_group: this process shares its address with others on purpose (``SO_REUSEPORT``):
+            skip the start-up check that nothing serves the address yet.
         background_workers: processes that run the timer loop at the lowest CPU priority
             (:mod:`engine_service.api.timer_workers`); 0 runs it on the server's event loop.
             Off here so in-process servers start no processes of their own; the command line
@@ -89,6 +103,15 @@ class Settings:
     timer_interval_seconds: float = 0.05
     timer_share: float = 0.25
     service_keys: tuple[str, ...] = ()
+    key_rate: float = 100.0
+    key_burst: int = 200
+    key_games: int = 10_000
+    key_games_window_seconds: int = 0
+    tls_cert: str = ""
+    tls_key: str = ""
+    tls_client_ca: str = ""
+    insecure_public: bool = False
+    join_group: bool = False
     background_workers: int = 0
     timer_loop: bool = True
     processes: int = 1
@@ -267,10 +290,71 @@ def parse_settings(
         "--service-key",
         dest="service_keys",
         action="append",
-        default=[k for k in env("ENGINE_SERVICE_KEYS", "").split(",") if k],
-        help="a key backends send as x-service-key to list and manage games; repeat for "
-        "several (environment ENGINE_SERVICE_KEYS, comma-separated; default none: listing "
-        "needs no key)",
+        default=env("ENGINE_SERVICE_KEYS", "").replace(";", " ").split(),
+        help="a key backends send as x-service-key, as name:scope,scope:sha256hex with scopes "
+        "create, list, admin and optionally :rate=R,burst=B,games=G (python -m "
+        "engine_service.api.keys makes them); repeat for several (environment "
+        "ENGINE_SERVICE_KEYS, separated by spaces or semicolons; default none: nothing needs "
+        "a key)",
+    )
+    parser.add_argument(
+        "--key-rate",
+        type=float,
+        default=float(env("ENGINE_KEY_RATE", base.key_rate)),
+        help="calls per second each service key may make, 0 for no limit (environment "
+        f"ENGINE_KEY_RATE; default {base.key_rate:g})",
+    )
+    parser.add_argument(
+        "--key-burst",
+        type=int,
+        default=int(env("ENGINE_KEY_BURST", base.key_burst)),
+        help=f"calls a service key may make at once (environment ENGINE_KEY_BURST; default "
+        f"{base.key_burst})",
+    )
+    parser.add_argument(
+        "--key-games",
+        type=int,
+        default=int(env("ENGINE_KEY_GAMES", base.key_games)),
+        help="games each service key may create within --key-games-window-seconds, 0 for no "
+        f"limit (environment ENGINE_KEY_GAMES; default {base.key_games})",
+    )
+    parser.add_argument(
+        "--key-games-window-seconds",
+        type=int,
+        default=int(env("ENGINE_KEY_GAMES_WINDOW", base.key_games_window_seconds)),
+        help="the sliding window of --key-games, 0 for --game-ttl-seconds (environment "
+        "ENGINE_KEY_GAMES_WINDOW; default 0)",
+    )
+    parser.add_argument(
+        "--tls-cert",
+        default=env("ENGINE_TLS_CERT", base.tls_cert),
+        help="PEM certificate chain of the gRPC port, with --tls-key: TLS only (environment "
+        "ENGINE_TLS_CERT; default none: plaintext)",
+    )
+    parser.add_argument(
+        "--tls-key",
+        default=env("ENGINE_TLS_KEY", base.tls_key),
+        help="PEM private key of --tls-cert (environment ENGINE_TLS_KEY)",
+    )
+    parser.add_argument(
+        "--tls-client-ca",
+        default=env("ENGINE_TLS_CLIENT_CA", base.tls_client_ca),
+        help="PEM CA certificates: clients must show a certificate they signed (mutual TLS; "
+        "environment ENGINE_TLS_CLIENT_CA; default none)",
+    )
+    parser.add_argument(
+        "--insecure-public",
+        action="store_true",
+        default=env("ENGINE_INSECURE_PUBLIC", "0") in ("1", "true", "yes"),
+        help="serve a non-loopback address without TLS or service keys, or with --web-port, "
+        "instead of refusing to (environment ENGINE_INSECURE_PUBLIC=1)",
+    )
+    parser.add_argument(
+        "--join-group",
+        action="store_true",
+        default=env("ENGINE_JOIN_GROUP", "0") in ("1", "true", "yes"),
+        help="this process shares --address with others on purpose (SO_REUSEPORT): do not "
+        "refuse to start when the address is served already (environment ENGINE_JOIN_GROUP=1)",
     )
     parser.add_argument(
         "--background-workers",
@@ -298,4 +382,8 @@ def parse_settings(
     args = parser.parse_args(argv)
     values = vars(args)
     values["service_keys"] = tuple(values["service_keys"])
+    try:
+        ServiceKeys.of(values["service_keys"])
+    except KeySpecError as error:
+        parser.error(str(error))
     return Settings(**values)

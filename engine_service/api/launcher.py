@@ -39,8 +39,10 @@ from types import FrameType
 from typing import Final
 
 from engine_service.api import drain
+from engine_service.api.exposure import StartRefused, check_exposure, check_unserved
 from engine_service.api.logs import configure_logging
 from engine_service.api.server import build_server, metrics_exporter, redis_keeps_games, serve
+from engine_service.api.tls import tls_files
 from engine_service.settings import Settings, parse_settings
 
 RESTART_LIMIT: Final = 5
@@ -54,18 +56,20 @@ log = logging.getLogger(__name__)
 _SPAWN: Final = multiprocessing.get_context("spawn")
 
 
-class GroupSettingsError(ValueError):
+class GroupSettingsError(StartRefused):
     """Settings a process group cannot serve with."""
 
 
 def child_settings(settings: Settings, index: int) -> Settings:
     """The settings of child ``index``: its own metrics port.
 
-    The web page and the group's one timer loop are child 0's only.
+    The web page and the group's one timer loop are child 0's only. Children join the group's
+    address on purpose (``join_group``): the parent probed it once before starting them.
     """
     return replace(
         settings,
         processes=1,
+        join_group=True,
         metrics_port=settings.metrics_port + index if settings.metrics_port else 0,
         web_port=settings.web_port if index == 0 else 0,
         timer_loop=index == 0,
@@ -214,10 +218,18 @@ class ProcessGroup:
 def serve_group(settings: Settings) -> int:
     """Serve with ``settings.processes`` processes (one: in this process); the exit status.
 
+    Before anything starts: the group's settings, the TLS files, who could reach the address
+    (:func:`~engine_service.api.exposure.check_exposure`) and whether it is served already
+    (:func:`~engine_service.api.exposure.check_unserved`).
+
     Raises:
-        GroupSettingsError: the settings cannot be served by a group (see :func:`check_group`).
+        StartRefused: the settings cannot be served (a :class:`GroupSettingsError` for a
+            group), or the address is served already.
     """
     check_group(settings)
+    tls_files(settings)
+    check_exposure(settings)
+    check_unserved(settings)
     if settings.processes <= 1:
         serve(settings)
         return 0
@@ -232,6 +244,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     configure_logging(settings.log_level)
     try:
         status = serve_group(settings)
-    except GroupSettingsError as error:
+    except StartRefused as error:
         sys.exit(f"engine-service: {error}")
     sys.exit(status)

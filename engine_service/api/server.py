@@ -22,12 +22,14 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 
 from engine_service.api import metrics
+from engine_service.api.access import access_interceptors
 from engine_service.api.drain import Drain, backlog_seconds, drain_on_signals
 from engine_service.api.health_probe import RedisHealth
 from engine_service.api.logs import configure_logging
 from engine_service.api.reflection import enable_reflection
 from engine_service.api.servicer import EngineServicer
 from engine_service.api.timer_workers import TimerWorkers, engine_for, timer_settings
+from engine_service.api.tls import bind
 from engine_service.api.wire import DEFAULT_MAX_REQUEST_BYTES, add_engine_service
 from engine_service.app.engine import Engine
 from engine_service.app.seats import ServiceKeys
@@ -144,7 +146,10 @@ async def build_server(settings: Settings) -> EngineServer:
         raise
     drain = Drain(store.gate, settings.grace_seconds)
     feed = RedisEventFeed(settings.redis_url, store.client, settings.watcher_queue_limit)
-    interceptors = [metrics.MetricsInterceptor()] if settings.metrics_port else []
+    interceptors: list[grpc.aio.ServerInterceptor[Any, Any]] = []
+    if settings.metrics_port:
+        interceptors.append(metrics.MetricsInterceptor())
+    interceptors += access_interceptors(settings, store.client)  # service keys, quotas
     server = new_grpc_server(interceptors, settings.max_request_bytes)
     engine = engine_for(settings, store, drain.work_clock)
     keys = ServiceKeys.of(settings.service_keys)
@@ -156,7 +161,7 @@ async def build_server(settings: Settings) -> EngineServer:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     if settings.reflection:
         enable_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
-    port = server.add_insecure_port(settings.address)
+    port = bind(server, settings)  # TLS when the settings name its files
     if port == 0:
         raise RuntimeError(f"cannot bind {settings.address}")
     web = None

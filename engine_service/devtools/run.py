@@ -13,7 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-from engine_service.api.launcher import GroupSettingsError, serve_group
+from engine_service.api.exposure import StartRefused
+from engine_service.api.launcher import serve_group
 from engine_service.api.logs import configure_logging
 from engine_service.devtools.local import redis_server
 from engine_service.settings import parse_settings
@@ -33,7 +34,7 @@ def main() -> None:
         configure_logging(settings.log_level)
         try:
             status = serve_group(settings)
-        except GroupSettingsError as error:
+        except StartRefused as error:
             status = f"run: {error}"
     sys.exit(status)
 

@@ -37,6 +37,7 @@ from cardengine_client.text import render_clocks, render_outcome, render_view
 from google.rpc import status_pb2
 from grpc_status import rpc_status
 
+from engine_service.app.seats import key_spec
 from engine_service.devtools.local import local_service
 from tests.client.scripted_server import serving
 
@@ -153,19 +154,22 @@ def test_the_async_client_speaks_every_table_call(engine_address: str) -> None:
 @pytest.fixture(scope="module")
 def keyed_address(redis_url: str) -> Iterator[str]:
     """An engine server that has a service key: listing needs it, and it stands in for admin."""
-    with local_service(redis_url, service_keys=(SERVICE_KEY,)) as address:
+    keys = (key_spec("backend", SERVICE_KEY, ("create", "list", "admin")),)
+    with local_service(redis_url, service_keys=keys) as address:
         yield address
 
 
 def test_the_service_key_goes_with_every_call(keyed_address: str) -> None:
-    """Without the key ListGames is refused (SERVICE_KEY_INVALID); with it a backend lists
-    games and manages one without its admin token."""
+    """Without the key CreateGame and ListGames are refused (SERVICE_KEY_INVALID); with it a
+    backend creates and lists games and manages one without its admin token."""
     labels = suite_label()
     with EngineClient(keyed_address) as keyless:
-        game = keyless.create_game("hearts", SEATS, labels=labels)
+        with pytest.raises(ServiceKeyInvalid):
+            keyless.create_game("hearts", SEATS, labels=labels)
         with pytest.raises(ServiceKeyInvalid):
             keyless.list_games(labels=labels)
     with EngineClient(keyed_address, service_key=SERVICE_KEY) as backend:
+        game = backend.create_game("hearts", SEATS, labels=labels)
         assert [g.game_id for g in backend.list_games(labels=labels).games] == [game.game_id]
         assert backend.get_game(game.game_id, None).game_id == game.game_id
 

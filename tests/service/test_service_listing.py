@@ -27,6 +27,7 @@ from cardengine.v1 import cards_pb2, engine_service_pb2_grpc, game_pb2
 from cardengine.v1 import engine_service_pb2 as api
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
+from engine_service.app.seats import key_spec
 from engine_service.devtools.local import local_service, redis_server
 from engine_service.store.keys import GROUPS, LIST_STATES, game_of_member, list_key
 from tests.service.rpc_helpers import (
@@ -128,13 +129,13 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def make(stub: Any, game_type: str, state: int, labels: dict[str, str]) -> Made:
+def make(stub: Any, game_type: str, state: int, labels: dict[str, str], metadata: Any = ()) -> Made:
     """A game of ``game_type`` in ``state``: people everywhere, bots everywhere, or ended."""
     seats = SEATS[game_type]
     kinds = [HUMAN] * seats if state == WAITING else [RANDOM, HEURISTIC] * (seats // 2)
     before = now_ms()
     request = api.CreateGameRequest(game_type=game_type, seats=kinds, labels=labels)
-    created = stub.CreateGame(request)
+    created = stub.CreateGame(request, metadata=metadata)
     after = now_ms()
     if state == OVER:
         ended = stub.EndGame(
@@ -379,10 +380,11 @@ def test_bad_listing_requests_are_invalid_argument(
 
 def test_service_keys_guard_listing_and_game_metadata() -> None:
     """With service keys, listing needs one; GetGame takes the game's admin token or a key."""
-    with private_service(service_keys=("k1",), **QUIET) as service:
+    keys = (key_spec("backend", "k1", ("create", "list")),)
+    with private_service(service_keys=keys, **QUIET) as service:
         stub = service.stub
-        game = make(stub, "hearts", WAITING, {})
-        other = make(stub, "klaberjass", WAITING, {})
+        game = make(stub, "hearts", WAITING, {}, key_md("k1"))
+        other = make(stub, "klaberjass", WAITING, {}, key_md("k1"))
         for metadata in ((), key_md("k2"), key_md(""), admin_md(game.admin_token)):
             listing = functools.partial(stub.ListGames, api.ListGamesRequest(), metadata=metadata)
             failure = failure_of(listing)
@@ -395,10 +397,14 @@ def test_service_keys_guard_listing_and_game_metadata() -> None:
         request = api.GetGameRequest(game_id=game.game_id)
         for metadata in (admin_md(game.admin_token), key_md("k1")):
             assert stub.GetGame(request, metadata=metadata).game.game_id == game.game_id
+        failure = failure_of(functools.partial(stub.GetGame, request, metadata=key_md("k2")))
+        assert (failure.code, failure.reason) == (
+            grpc.StatusCode.UNAUTHENTICATED,
+            "SERVICE_KEY_INVALID",
+        )
         seat_token = game.tokens[0]
         for metadata in (
             (),
-            key_md("k2"),
             admin_md(other.admin_token),
             admin_md(seat_token),
             admin_md("x" * 43),

@@ -72,6 +72,7 @@ from cardengine_client.errors import (
     from_rpc_error,
     from_status,
 )
+from cardengine_client.tls import Tls
 
 __all__ = [
     "ADMIN_TOKEN_KEY",
@@ -98,6 +99,7 @@ __all__ = [
     "PermissionDenied",
     "SeatPlayedByBot",
     "ServiceKeyInvalid",
+    "Tls",
     "Unauthenticated",
     "Unavailable",
     "VersionExpired",

@@ -1,0 +1,344 @@
+"""Service keys at the gRPC door: which key may call what, and how often (one interceptor).
+
+With service keys configured (``--service-key``), every EngineService call that carries an
+``x-service-key`` must carry one of them (else UNAUTHENTICATED, ``SERVICE_KEY_INVALID``), and
+the methods that use a key's powers need its scope (:data:`METHOD_SCOPES`):
+
+* ``CreateGame`` needs a key with ``create``, and ``ListGames`` one with ``list``: without
+  a key UNAUTHENTICATED, with a key lacking it PERMISSION_DENIED (``SERVICE_KEY_SCOPE``);
+* ``GetGame`` (``list``) and ``UpdateSeat``, ``EndGame``, ``RematchGame`` (``admin``) take
+  the game's admin token instead: a key lacking the scope is refused only when no admin token
+  came with it, and never stands in for one (:func:`engine_service.app.seats.call_scope`);
+* seat-token calls (views, moves, watches) take any of the keys; players send none.
+
+Every call made with a key then takes a token from that key's bucket, and every
+``CreateGame`` or ``RematchGame`` made with a key counts one game in its window
+(:mod:`engine_service.store.quota`): over either, RESOURCE_EXHAUSTED (``RATE_LIMITED``,
+``GAME_QUOTA_EXCEEDED``) with a ``RetryInfo`` and a ``QuotaFailure``. A game whose call then
+fails is taken back out of the window. Calls without a key are not metered here.
+
+With no keys configured none of this runs (no interceptor): a local setup, as logged at start.
+The browser gateway (``--web-port``) calls the servicer directly, past this interceptor: it
+is a plaintext, loopback door (:mod:`engine_service.api.exposure`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, cast
+
+import grpc
+from google.protobuf import any_pb2, duration_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+
+from engine_service.api.errors import DOMAIN, abort, unexpected_status
+from engine_service.api.metrics import SERVICE_NAME
+from engine_service.api.servicer import ADMIN_HEADER, SERVICE_KEY_HEADER, language_of, metadata_of
+from engine_service.app.seats import ADMIN, CREATE, LIST, ServiceKey, ServiceKeys, call_scope
+from engine_service.i18n import explain
+from engine_service.settings import Settings
+from engine_service.store.quota import KeyQuotas
+
+if TYPE_CHECKING:  # generic only in the type stubs
+    _Handler = grpc.RpcMethodHandler[Any, Any]
+    _AioInterceptor = grpc.aio.ServerInterceptor[Any, Any]
+else:
+    _Handler = grpc.RpcMethodHandler
+    _AioInterceptor = grpc.aio.ServerInterceptor
+
+Context = grpc.aio.ServicerContext[Any, Any]
+_Unary = Callable[[Any, Context], Awaitable[Any]]
+_Streaming = Callable[[Any, Context], AsyncIterator[Any]]
+log = logging.getLogger(__name__)
+rpc_log = logging.getLogger("engine_service.rpc")
+
+METHOD_SCOPES: Final[Mapping[str, tuple[str, bool]]] = {
+    "CreateGame": (CREATE, True),
+    "ListGames": (LIST, True),
+    "GetGame": (LIST, False),
+    "UpdateSeat": (ADMIN, False),
+    "EndGame": (ADMIN, False),
+    "RematchGame": (ADMIN, False),
+}
+"""The scope each method asks of a key, and whether it needs one (else the admin token may do)."""
+CREATING: Final = frozenset({"CreateGame", "RematchGame"})
+"""The methods that make a game, counted in the key's games window."""
+
+
+@dataclass(frozen=True, slots=True)
+class QuotaDefaults:
+    """The quotas of a key whose configuration line sets none of its own.
+
+    Attributes:
+        rate: calls per second into each key's bucket (0: calls are not limited).
+        burst: the bucket's size.
+        games: games each key may create within ``window_ms`` (0: not limited).
+        window_ms: the games window.
+    """
+
+    rate: float
+    burst: int
+    games: int
+    window_ms: int
+
+    @classmethod
+    def of(cls, settings: Settings) -> QuotaDefaults:
+        """The defaults the settings give; a window of 0 is the game TTL."""
+        window = settings.key_games_window_seconds or settings.game_ttl_seconds
+        return cls(settings.key_rate, settings.key_burst, settings.key_games, window * 1000)
+
+
+class Refused(Exception):
+    """A call the door turns away, with the status that says why."""
+
+    def __init__(self, status: status_pb2.Status) -> None:
+        super().__init__(status.message)
+        self.status = status
+
+
+def _status(
+    code: int, reason: str, message: str, metadata: Mapping[str, str], language: str, *extra: Any
+) -> status_pb2.Status:
+    """A status as :mod:`engine_service.api.errors` builds them: ErrorInfo, details, text."""
+    details = []
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
+    text = error_details_pb2.LocalizedMessage(
+        locale=language, message=explain(reason, metadata, language)
+    )
+    for detail in (info, *extra, text):
+        holder = any_pb2.Any()
+        holder.Pack(detail)
+        details.append(holder)
+    return status_pb2.Status(code=code, message=message, details=details)
+
+
+def _seconds(ms: int) -> str:
+    """Milliseconds as seconds for people: ``1500`` -> ``"1.5"``."""
+    return f"{ms / 1000:.3f}".rstrip("0").rstrip(".")
+
+
+def _exhausted(
+    reason: str, key: ServiceKey, ms: int, what: str, language: str, **metadata: str
+) -> Refused:
+    """RESOURCE_EXHAUSTED with when to retry (RetryInfo) and which quota (QuotaFailure)."""
+    delay = duration_pb2.Duration(seconds=ms // 1000, nanos=(ms % 1000) * 1_000_000)
+    violation = error_details_pb2.QuotaFailure.Violation(
+        subject=f"service_key:{key.name}", description=what
+    )
+    facts = {"key": key.name, "retrySeconds": _seconds(ms), **metadata}
+    return Refused(
+        _status(
+            code_pb2.RESOURCE_EXHAUSTED,
+            reason,
+            f"service key {key.name}: {what}; retry in {facts['retrySeconds']} s",
+            facts,
+            language,
+            error_details_pb2.RetryInfo(retry_delay=delay),
+            error_details_pb2.QuotaFailure(violations=[violation]),
+        )
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """An admitted call: the scope it asks of a key, and the game it counted (to take back)."""
+
+    scope: str
+    key: ServiceKey | None = None
+    game: str = ""
+
+
+class Door:
+    """The checks of one call, over the configured keys and the quotas in Redis."""
+
+    def __init__(self, keys: ServiceKeys, quotas: KeyQuotas, defaults: QuotaDefaults) -> None:
+        self._keys = keys
+        self._quotas = quotas
+        self._defaults = defaults
+
+    async def admit(self, method: str, request: Any, context: Context) -> Admission:
+        """Check the call's key, scope and quotas, and count it.
+
+        Raises:
+            Refused: the key, its scope or a quota does not let the call in.
+        """
+        language = language_of(context)
+        sent = metadata_of(context, SERVICE_KEY_HEADER)
+        key = self._keys.find(sent)
+        scope, needs_key = METHOD_SCOPES.get(method, (ADMIN, False))
+        if key is None and (sent or needs_key):
+            what = "is no key of this service" if sent else f"with scope {scope} is needed"
+            raise Refused(
+                _status(
+                    code_pb2.UNAUTHENTICATED,
+                    "SERVICE_KEY_INVALID",
+                    f"{method}: an x-service-key {what}",
+                    {},
+                    language,
+                )
+            )
+        if key is None:
+            return Admission(scope)
+        lacking = method in METHOD_SCOPES and scope not in key.scopes
+        if lacking and (needs_key or not metadata_of(context, ADMIN_HEADER)):
+            raise Refused(
+                _status(
+                    code_pb2.PERMISSION_DENIED,
+                    "SERVICE_KEY_SCOPE",
+                    f"{method}: service key {key.name} lacks the scope {scope}",
+                    {"key": key.name, "scope": scope},
+                    language,
+                )
+            )
+        await self._take_call(key, language)
+        game = await self._count_game(key, request, language) if method in CREATING else ""
+        return Admission(scope, key, game)
+
+    async def _take_call(self, key: ServiceKey, language: str) -> None:
+        rate = self._defaults.rate if key.limits.rate is None else key.limits.rate
+        burst = key.limits.burst or self._defaults.burst
+        if rate <= 0:
+            return
+        verdict = await self._quotas.take_call(key.name, rate, burst)
+        if not verdict.admitted:
+            what = f"more than {rate:g} calls per second (bursts of {burst})"
+            raise _exhausted("RATE_LIMITED", key, verdict.retry_ms, what, language)
+
+    async def _count_game(self, key: ServiceKey, request: Any, language: str) -> str:
+        limit = self._defaults.games if key.limits.games is None else key.limits.games
+        if limit <= 0:
+            return ""
+        window = self._defaults.window_ms
+        request_id = getattr(request, "request_id", "")
+        asked = request_id if isinstance(request_id, str) else ""
+        verdict = await self._quotas.add_game(key.name, limit, window, asked)
+        if not verdict.admitted:
+            what = f"{limit} games per {_seconds(window)} s created"
+            raise _exhausted(
+                "GAME_QUOTA_EXCEEDED", key, verdict.retry_ms, what, language, limit=str(limit)
+            )
+        return verdict.member
+
+    async def take_back(self, admission: Admission) -> None:
+        """Forget the game an admitted call counted, when the call failed (nothing made)."""
+        if admission.key is not None and admission.game:
+            with contextlib.suppress(Exception):  # the call's own status is what the client needs
+                await self._quotas.take_back_game(admission.key.name, admission.game)
+
+
+class AccessInterceptor(_AioInterceptor):
+    """Runs :class:`Door` before every EngineService handler; other services pass through.
+
+    The guarded handler of each method is built once and reused (gRPC asks for a handler on
+    every call), so the metrics interceptor outside it keeps its own cache.
+    """
+
+    def __init__(self, door: Door) -> None:
+        self._door = door
+        self._guarded: dict[str, tuple[_Handler, _Handler]] = {}
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[_Handler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> _Handler:
+        """The EngineService handler of this call behind the door."""
+        handler = await continuation(handler_call_details)
+        cached = self._guarded.get(handler_call_details.method)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
+        service, _, method = handler_call_details.method.rpartition("/")
+        if handler is None or service != f"/{SERVICE_NAME}":
+            return handler
+        guarded = self._guard(method, handler)
+        self._guarded[handler_call_details.method] = (handler, guarded)
+        return guarded
+
+    async def _admit(self, method: str, request: Any, context: Context) -> Admission:
+        """The admission, or the call ended with the refusal's status (logged as one line)."""
+        started = time.perf_counter()
+        try:
+            return await self._door.admit(method, request, context)
+        except Refused as refused:
+            status = refused.status
+        except Exception as error:  # Redis down: UNAVAILABLE; anything else INTERNAL, logged
+            status = unexpected_status(error, method, language_of(context))
+        info = error_details_pb2.ErrorInfo()
+        status.details[0].Unpack(info)
+        rpc_log.info(
+            "rpc",
+            extra={
+                "rpc": method,
+                "result": info.reason,
+                "key": info.metadata.get("key"),
+                "ms": round((time.perf_counter() - started) * 1000, 3),
+            },
+        )
+        await abort(context, status)
+        raise AssertionError("abort() always raises")  # pragma: no cover
+
+    def _guard(self, method: str, handler: _Handler) -> _Handler:
+        door = self._door
+        admit = self._admit
+        if handler.unary_unary is not None:
+            behaviour = cast(_Unary, handler.unary_unary)  # the stubs type only sync handlers
+
+            async def unary(request: Any, context: Context) -> Any:
+                admission = await admit(method, request, context)
+                try:
+                    with call_scope(admission.scope):
+                        return await behaviour(request, context)
+                except Exception:  # refused or failed: no game (a cancelled call may have one)
+                    await door.take_back(admission)
+                    raise
+
+            return grpc.unary_unary_rpc_method_handler(
+                unary,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            streaming = cast(_Streaming, handler.unary_stream)
+
+            async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
+                await admit(method, request, context)
+                async for reply in streaming(request, context):
+                    yield reply
+
+            return grpc.unary_stream_rpc_method_handler(
+                stream,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler
+
+
+def access_interceptors(settings: Settings, client: Any) -> list[_AioInterceptor]:
+    """The door for the configured keys over ``client`` (the store's Redis); none without keys.
+
+    Raises:
+        KeySpecError: a configured key cannot be read (``parse_settings`` checks them first).
+    """
+    keys = ServiceKeys.of(settings.service_keys)
+    if not keys.required:
+        log.info(
+            "no service keys: CreateGame, ListGames and GetGame need no key, and nothing is "
+            "rate-limited (a local setup); give --service-key for a shared service"
+        )
+        return []
+    defaults = QuotaDefaults.of(settings)
+    log.info(
+        "service keys",
+        extra={
+            "keys": sorted(key.name for key in keys.keys),
+            "rate": defaults.rate,
+            "burst": defaults.burst,
+            "games": defaults.games,
+            "games_window_seconds": defaults.window_ms // 1000,
+        },
+    )
+    return [AccessInterceptor(Door(keys, KeyQuotas(client), defaults))]

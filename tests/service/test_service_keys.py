@@ -1,0 +1,208 @@
+"""Scoped, hashed service keys and their quotas in Redis, against real servers.
+
+Each test makes keys of its own (fresh names, so fresh buckets) on the session's Redis.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import grpc
+import pytest
+from cardengine.v1 import engine_service_pb2 as api
+from cardengine.v1 import engine_service_pb2_grpc
+
+from engine_service.app.seats import parse_key_spec, token_hash
+from engine_service.devtools.local import local_service
+from tests.service.keyed import Key, new_key, refusal, server_process
+from tests.service.rpc_helpers import HUMAN
+
+pytestmark = pytest.mark.service
+
+SEATS = [HUMAN] * 4
+TRIES = 10
+"""Calls made at most to empty a bucket, or to find it refilled."""
+
+
+@contextmanager
+def keyed_stub(redis_url: str, *keys: Key, **settings: Any) -> Iterator[Any]:
+    """A server of its own with ``keys``, and a stub to it."""
+    lines = tuple(key.line for key in keys)
+    with (
+        local_service(redis_url, service_keys=lines, **settings) as address,
+        grpc.insecure_channel(address) as channel,
+    ):
+        yield engine_service_pb2_grpc.EngineServiceStub(channel)
+
+
+def creating(stub: Any, key: Key | None, **fields: Any) -> Any:
+    request = api.CreateGameRequest(**{"game_type": "hearts", "seats": SEATS, **fields})
+    return functools.partial(stub.CreateGame, request, metadata=key.md if key else ())
+
+
+def test_each_method_needs_its_scope(redis_url: str) -> None:
+    creator, lister, admin = new_key("create"), new_key("list"), new_key("admin")
+    stranger = new_key("create,list,admin")  # not configured
+    with keyed_stub(redis_url, creator, lister, admin) as stub:
+        for key, reason in ((None, "SERVICE_KEY_INVALID"), (stranger, "SERVICE_KEY_INVALID")):
+            found = refusal(creating(stub, key))
+            assert (found.code, found.reason) == (grpc.StatusCode.UNAUTHENTICATED, reason)
+        found = refusal(creating(stub, lister))
+        assert (found.code, found.reason) == (
+            grpc.StatusCode.PERMISSION_DENIED,
+            "SERVICE_KEY_SCOPE",
+        )
+        assert found.metadata["scope"] == "create"
+        game = creating(stub, creator)()
+
+        listing = api.ListGamesRequest()
+        assert refusal(lambda: stub.ListGames(listing)).reason == "SERVICE_KEY_INVALID"
+        found = refusal(lambda: stub.ListGames(listing, metadata=creator.md))
+        assert (found.code, found.metadata["scope"]) == (grpc.StatusCode.PERMISSION_DENIED, "list")
+        listed = stub.ListGames(listing, metadata=lister.md)
+        assert game.game_id in {g.game_id for g in listed.games}
+
+        # GetGame: a list key, or the admin token; a key lacking list never stands in for it.
+        get = api.GetGameRequest(game_id=game.game_id)
+        token = (("x-admin-token", game.admin_token),)
+        assert stub.GetGame(get, metadata=lister.md).game.game_id == game.game_id
+        assert stub.GetGame(get, metadata=creator.md + token).game.game_id == game.game_id
+        assert refusal(lambda: stub.GetGame(get, metadata=creator.md)).reason == "SERVICE_KEY_SCOPE"
+        wrong = (("x-admin-token", "x" * 32),)
+        assert refusal(lambda: stub.GetGame(get, metadata=creator.md + wrong)).reason == (
+            "ADMIN_TOKEN_INVALID"
+        )
+
+        # Managing a game: an admin key, or the game's admin token.
+        end = api.EndGameRequest(game_id=game.game_id, reason="done")
+        assert refusal(lambda: stub.EndGame(end, metadata=lister.md)).reason == "SERVICE_KEY_SCOPE"
+        assert refusal(lambda: stub.EndGame(end, metadata=lister.md + wrong)).reason == (
+            "ADMIN_TOKEN_INVALID"
+        )
+        stub.EndGame(end, metadata=admin.md)
+
+        # Seat-token calls take any configured key, and no unknown one.
+        view = api.GetGameViewRequest(game_id=game.game_id)
+        assert stub.GetGameView(view, metadata=lister.md).view.version >= 1
+        assert stub.GetGameView(view).view.version >= 1
+        assert refusal(lambda: stub.GetGameView(view, metadata=stranger.md)).code == (
+            grpc.StatusCode.UNAUTHENTICATED
+        )
+
+
+def test_a_key_over_its_rate_waits_for_the_bucket_to_refill(redis_url: str) -> None:
+    key = new_key("list", "rate=0.5,burst=2")
+    with keyed_stub(redis_url, key) as stub:
+        call = functools.partial(stub.ListGameTypes, api.ListGameTypesRequest(), metadata=key.md)
+        taken = 0
+        for _ in range(TRIES):
+            try:
+                call()
+            except grpc.RpcError:
+                break
+            taken += 1
+        found = refusal(call)
+        assert taken >= 2
+        assert (found.code, found.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED")
+        assert 0 < found.retry_seconds <= 2.0
+        assert [v.subject for v in found.quota] == [f"service_key:{key.name}"]
+        assert found.metadata["key"] == key.name
+        for _ in range(TRIES):  # the bucket refills: a token after retry_delay
+            time.sleep(found.retry_seconds)
+            try:
+                call()
+                break
+            except grpc.RpcError as error:
+                assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        else:
+            raise AssertionError("the bucket did not refill")
+
+
+def test_a_key_creates_at_most_its_games_per_window(redis_url: str) -> None:
+    key = new_key("create", "games=2")
+    with keyed_stub(redis_url, key) as stub:
+        bad = refusal(creating(stub, key, game_type="no-such-game"))
+        assert bad.code != grpc.StatusCode.RESOURCE_EXHAUSTED  # refused: counts no game
+        creating(stub, key)()
+        request_id = str(uuid.uuid4())
+        second = creating(stub, key, request_id=request_id)()
+        found = refusal(creating(stub, key))
+        assert (found.code, found.reason) == (
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "GAME_QUOTA_EXCEEDED",
+        )
+        assert found.metadata["limit"] == "2"
+        assert found.retry_seconds > 0
+        assert [v.subject for v in found.quota] == [f"service_key:{key.name}"]
+        # A retry of a game already counted is answered, not refused.
+        assert creating(stub, key, request_id=request_id)().game_id == second.game_id
+
+
+def test_two_server_processes_share_a_keys_bucket(redis_url: str) -> None:
+    key = new_key("list", "rate=0.01,burst=3")
+    request = api.ListGameTypesRequest()
+    env = {"ENGINE_SERVICE_KEYS": key.line}
+    with (
+        server_process(redis_url, **env) as other,
+        keyed_stub(redis_url, key) as here,
+        grpc.insecure_channel(other) as channel,
+    ):
+        there = engine_service_pb2_grpc.EngineServiceStub(channel)
+        for stub in (here, there, here):
+            stub.ListGameTypes(request, metadata=key.md)
+        for stub in (there, here):  # each process alone would have had 3
+            found = refusal(lambda stub=stub: stub.ListGameTypes(request, metadata=key.md))
+            assert found.reason == "RATE_LIMITED"
+
+
+def test_without_keys_everything_is_open_and_the_start_says_so(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with (
+        caplog.at_level(logging.INFO, logger="engine_service.api.access"),
+        local_service(redis_url) as address,
+        grpc.insecure_channel(address) as channel,
+    ):
+        stub = engine_service_pb2_grpc.EngineServiceStub(channel)
+        stub.CreateGame(api.CreateGameRequest(game_type="hearts", seats=SEATS))
+        stub.ListGames(api.ListGamesRequest(page_size=1))
+    assert any("no service keys" in record.getMessage() for record in caplog.records)
+
+
+def test_the_keys_command_prints_lines_the_server_reads() -> None:
+    command = [sys.executable, "-m", "engine_service.api.keys"]
+    made = subprocess.run(
+        [*command, "new", "--name", "lobby", "--scopes", "create,list", "--limits", "rate=5"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    secret, line = made.stdout.split()
+    key = parse_key_spec(line)
+    assert (key.name, key.scopes, key.sha256) == (
+        "lobby",
+        frozenset({"create", "list"}),
+        token_hash(secret),
+    )
+    assert key.limits.rate == 5.0 and secret not in line
+    hashed = subprocess.run(
+        [*command, "hash"], input="some key\n", capture_output=True, text=True, check=True
+    )
+    assert hashed.stdout.strip() == token_hash("some key").hex()
+    bad = subprocess.run(
+        [*command, "hash", "--name", "x", "--scopes", "everything"],
+        input="k\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode == 2 and "scopes" in bad.stderr
