@@ -30,6 +30,8 @@ LABEL_KEY: Final = re.compile(r"[a-z][a-z0-9_.-]{0,62}")
 MAX_LABELS: Final = 16
 MAX_LABEL_VALUE: Final = 256
 MAX_REASON: Final = 256
+MAX_LOG_INDEX: Final = 2**62
+"""Beyond any action log; Redis list indexes are signed 64-bit, so a page must end below 2^63."""
 MAX_GAME_TYPE: Final = 32
 """No hosted game's name is longer; a longer one is refused before any lookup or echo."""
 _OPTION_KINDS: Final = {
@@ -240,16 +242,20 @@ def page_start(
     """Where the requested page starts: the token's index, else ``from_index``.
 
     Raises:
-        MalformedRequest: a token that is not one this service gave for the same request.
+        MalformedRequest: a token that is not one this service gave for the same request, or
+            a ``from_index`` beyond any log.
     """
     if not request.page_token:
+        if request.from_index > MAX_LOG_INDEX:
+            raise MalformedRequest("from_index", f"must be at most {MAX_LOG_INDEX}")
         return request.from_index
     padded = request.page_token + "=" * (-len(request.page_token) % 4)
     try:
         index = int(base64.urlsafe_b64decode(padded).decode().rpartition(":")[2])
     except (ValueError, UnicodeError):
         index = -1
-    if index < 0 or page_token(game_id, seat, request.page_size, index) != request.page_token:
+    valid = 0 <= index <= MAX_LOG_INDEX
+    if not valid or page_token(game_id, seat, request.page_size, index) != request.page_token:
         raise MalformedRequest(
             "page_token", "must be the next_page_token of the same request's previous page"
         )

@@ -1,0 +1,203 @@
+"""Every RPC against thousands of generated requests (:mod:`tests.service.fuzz_requests`).
+
+The requests go as raw bytes through the real server of the session, aimed at real games
+(every seat human, no clock, so nothing moves unless a request makes it move). After each
+request the run checks: the status is never INTERNAL or UNKNOWN, no traceback was logged,
+and when the request was refused, every stored key of every watched game holds the same
+bytes as before (``DUMP``). A request that succeeds and changes a game (or creates one)
+takes that game out of the watch and puts a fresh one in; games it creates are ended at
+once so that no bots play on in the background. At the end the server must still answer.
+
+``FUZZ_SEED`` repeats a run; ``FUZZ_CASES`` changes its length.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import pytest
+import redis
+from cardengine.v1 import engine_service_pb2 as api
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from engine_service.store.keys import events_key, game_key, log_key
+from tests.service.fuzz_requests import SERVICE, FuzzCase, Pools, RequestFuzzer
+from tests.service.rpc_helpers import HUMAN, token_md
+
+SEED = int(os.environ.get("FUZZ_SEED", "20261201"))
+CASES = int(os.environ.get("FUZZ_CASES", "2500"))
+CALL_SECONDS = 20.0
+"""A bound on one call, far above what one takes."""
+SEATS = {"hearts": 4, "guandan": 4, "klaberjass": 2}
+CHANGING = frozenset(
+    {"SubmitAction", "LeaveGame", "UpdateSeat", "EndGame", "RematchGame", "CreateGame"}
+)
+"""Methods whose success may change a game or make one."""
+NEVER = (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN)
+
+
+@dataclass
+class Game:
+    """A real game the run aims at: its id, tokens and stored bytes."""
+
+    game_id: str
+    game_type: str
+    tokens: dict[int, str]
+    admin_token: str
+    stored: dict[str, bytes | None] = field(default_factory=dict)
+
+
+def stored_bytes(client: redis.Redis, game_id: str) -> dict[str, bytes | None]:
+    """Every key of the game as Redis serializes it (``DUMP``; ``None`` when absent)."""
+    keys = (game_key(game_id), log_key(game_id), events_key(game_id))
+    return {key: client.dump(key) for key in keys}  # type: ignore[misc]
+
+
+class Run:
+    """The run's games, pools and the raw calls it makes."""
+
+    def __init__(self, stub: Any, channel: grpc.Channel, client: redis.Redis) -> None:
+        self.stub = stub
+        self.channel = channel
+        self.client = client
+        self.rng = random.Random(SEED)
+        self.pools = Pools(game_types=sorted(SEATS))
+        self.games: dict[str, Game] = {}
+        self.pools.game_ids.append(self.rng.randbytes(16).hex())  # a game that does not exist
+        for game_type in SEATS:
+            self.add_game(game_type)
+        self.fuzzer = RequestFuzzer(self.rng, self.pools)
+
+    def add_game(self, game_type: str) -> None:
+        """Create a game of ``game_type`` with human seats only, and watch its bytes."""
+        reply = self.stub.CreateGame(
+            api.CreateGameRequest(game_type=game_type, seats=[HUMAN] * SEATS[game_type])
+        )
+        tokens = {t.seat: t.token for t in reply.seat_tokens}
+        game = Game(reply.game_id, game_type, tokens, reply.admin_token)
+        for seat, token in tokens.items():
+            view = self.stub.GetGameView(
+                api.GetGameViewRequest(game_id=game.game_id, seat=seat), metadata=token_md(token)
+            ).view
+            self.pools.actions.extend(view.legal_actions)
+            self.pools.actions.extend(choice.action for choice in view.legal_choices)
+        game.stored = stored_bytes(self.client, game.game_id)
+        self.games[game.game_id] = game
+        self.pools.game_ids.append(game.game_id)
+
+    def metadata(self, case: FuzzCase) -> list[tuple[str, str]]:
+        """Credentials that are right for the aimed-at game part of the time."""
+        entries: list[tuple[str, str]] = []
+        game = self.games.get(case.game_id) or self.rng.choice(list(self.games.values()))
+        roll = self.rng.random()
+        if roll < 0.5:
+            entries.append(("x-seat-token", self.rng.choice(list(game.tokens.values()))))
+        elif roll < 0.6:
+            entries.append(("x-seat-token", self.rng.randbytes(self.rng.randrange(60)).hex()))
+        if self.rng.random() < 0.3:
+            entries.append(("x-admin-token", game.admin_token))
+        if self.rng.random() < 0.2:
+            entries.append(("x-service-key", self.rng.randbytes(8).hex()))
+        if self.rng.random() < 0.3:
+            language = self.rng.choice(("de", "xx", "fr-CA;q=0.5, *", "q=", "nl" * 300))
+            entries.append(("accept-language", language))
+        return entries
+
+    def call(self, case: FuzzCase) -> tuple[grpc.StatusCode, Any]:
+        """Send the case's bytes; the status code and, on success, the reply's bytes."""
+        metadata = self.metadata(case)
+        try:
+            if case.method.server_streaming:
+                stream = self.channel.unary_stream(case.path)(
+                    case.data, metadata=metadata, timeout=CALL_SECONDS
+                )
+                try:
+                    first = next(stream, None)
+                finally:
+                    stream.cancel()
+                return grpc.StatusCode.OK, first
+            reply = self.channel.unary_unary(case.path)(
+                case.data, metadata=metadata, timeout=CALL_SECONDS
+            )
+            return grpc.StatusCode.OK, reply
+        except grpc.RpcError as error:
+            code = error.code()  # type: ignore[attr-defined]
+            if code == grpc.StatusCode.CANCELLED and case.method.server_streaming:
+                return grpc.StatusCode.OK, None  # our own cancel after the first message
+            return code, None
+
+    def after_success(self, case: FuzzCase, reply: bytes | None) -> None:
+        """A changing call succeeded: end what it created, replace the game it aimed at."""
+        if case.method.name not in CHANGING:
+            return
+        if case.method.name in ("CreateGame", "RematchGame") and reply is not None:
+            created = (
+                api.CreateGameResponse.FromString(reply)
+                if case.method.name == "CreateGame"
+                else api.RematchGameResponse.FromString(reply).game
+            )
+            self.end(created.game_id, created.admin_token)
+        aimed = self.games.pop(case.game_id, None)
+        if aimed is not None:
+            self.end(aimed.game_id, aimed.admin_token)
+            self.add_game(aimed.game_type)
+
+    def end(self, game_id: str, admin_token: str) -> None:
+        """End a game so no bot plays it on (it may be over already)."""
+        request = api.EndGameRequest(game_id=game_id, reason="fuzz run")
+        try:
+            self.stub.EndGame(request, metadata=(("x-admin-token", admin_token),))
+        except grpc.RpcError as error:
+            assert error.code() == grpc.StatusCode.FAILED_PRECONDITION, error  # type: ignore[attr-defined]
+
+    def changed_games(self) -> list[str]:
+        return [
+            game.game_id
+            for game in self.games.values()
+            if stored_bytes(self.client, game.game_id) != game.stored
+        ]
+
+
+@pytest.fixture
+def run(stub: Any, channel: grpc.Channel, redis_client: redis.Redis) -> Iterator[Run]:
+    yield Run(stub, channel, redis_client)
+
+
+def test_no_generated_request_causes_internal_or_changes_a_refused_game(
+    run: Run, channel: grpc.Channel, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR)
+    methods = list(SERVICE.methods)
+    failures: list[str] = []
+    refused = 0
+    for index in range(CASES):
+        method = methods[index % len(methods)]
+        case = run.fuzzer.case(method)
+        code, reply = run.call(case)
+        where = f"seed {SEED} case {index} {method.name} ({case.how}, {len(case.data)} bytes)"
+        if code in NEVER:
+            failures.append(f"{where}: {code.name}, bytes {case.data[:80].hex()}")
+        if code == grpc.StatusCode.OK:
+            run.after_success(case, reply)
+            continue
+        refused += 1
+        changed = run.changed_games()
+        if changed:
+            failures.append(f"{where}: refused with {code.name} but changed {changed}")
+            for game_id in changed:
+                run.games[game_id].stored = stored_bytes(run.client, game_id)
+        if len(failures) >= 20:
+            break
+    assert not failures, "\n".join(failures)
+    assert refused > CASES // 2, "most generated requests should be refused"
+    tracebacks = [r for r in caplog.records if r.exc_info]
+    assert not tracebacks, [r.getMessage() for r in tracebacks[:5]]
+    health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
+    assert health.status == health_pb2.HealthCheckResponse.SERVING
+    assert len(run.stub.ListGameTypes(api.ListGameTypesRequest(), timeout=10).game_types) == 3
