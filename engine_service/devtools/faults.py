@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
+import statistics
 import tempfile
 import time
 from collections import Counter
@@ -234,6 +235,50 @@ async def engine_kill(folder: Path, timing: Timing, workers: int) -> Outcome:
         )
 
 
+async def throughput(folder: Path, persistence: str, seconds: float, workers: int) -> float:
+    """SubmitAction calls per second on a fresh Redis of ``persistence``, no fault."""
+    with (
+        redis_process(folder / f"rate-{persistence}", persistence) as server,
+        engine_process(server.url, folder, volatile=persistence not in DURABLE) as engine,
+    ):
+        load = Load([engine.address] * CHANNELS, workers)
+        started = time.monotonic()
+        load.start()
+        await asyncio.sleep(seconds)
+        ended = time.monotonic()
+        await load.finish()
+    return load.ledger.rate("SubmitAction", started + WARM_UP, ended)
+
+
+async def costs(folder: Path, rounds: int, seconds: float, workers: int) -> dict[str, list[float]]:
+    """Calls per second of each setting, round after round.
+
+    The settings take turns, so a shared machine's other work weighs on all of them alike.
+    """
+    rates: dict[str, list[float]] = {name: [] for name in ("none", *DURABLE)}
+    for _ in range(rounds):
+        for name, values in rates.items():
+            values.append(await throughput(folder, name, seconds, workers))
+    return rates
+
+
+def cost_table(rates: dict[str, list[float]], seconds: float) -> str:
+    """The median and the spread of each setting's rounds."""
+    lines = [
+        f"SubmitAction calls/s without faults, {len(next(iter(rates.values())))} rounds of "
+        f"{seconds:g} s per setting, taking turns:",
+        "",
+        "| Redis setting | median calls/s | rounds | vs none |",
+        "|---|---|---|---|",
+    ]
+    base = statistics.median(rates["none"])
+    for name, values in rates.items():
+        median = statistics.median(values)
+        shown = " ".join(f"{v:.0f}" for v in values)
+        lines.append(f"| {name} | {median:.0f} | {shown} | {median / base:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
 def _codes(counts: Counter[str]) -> str:
     return (
         ", ".join(f"{key} {n}" for key, n in sorted(counts.items()) if not key.endswith(":OK"))
@@ -272,15 +317,18 @@ def scratch() -> Iterator[Path]:
         yield Path(name)
 
 
-async def run_all(timing: Timing, workers: int) -> list[Outcome]:
-    """Every scenario, one after another, each with its own processes."""
+async def run_all(
+    timing: Timing, workers: int, rounds: int
+) -> tuple[list[Outcome], dict[str, list[float]]]:
+    """Every scenario, one after another, each with its own processes; then the costs."""
     outcomes = []
     with scratch() as folder:
         for persistence in ("none", *DURABLE):
             outcomes.append(await redis_kill(folder, persistence, timing, workers))
         outcomes.append(await engine_kill(folder, timing, workers))
         outcomes.append(await redis_pause(folder, timing, workers))
-    return outcomes
+        rates = await costs(folder, rounds, timing.before, workers) if rounds else {}
+    return outcomes, rates
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -296,11 +344,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--after", type=float, default=Timing.after, help="seconds of load after it"
     )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rounds of the cost figures (0: none)"
+    )
     parser.add_argument("--output", type=Path, help="also write the report here")
     args = parser.parse_args(argv)
     timing = Timing(args.before, args.outage, args.after)
-    outcomes = asyncio.run(run_all(timing, args.workers))
+    outcomes, rates = asyncio.run(run_all(timing, args.workers, args.rounds))
     text = report(outcomes, timing, args.workers)
+    if rates:
+        text += "\n" + cost_table(rates, timing.before)
     print(text)
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -1,28 +1,36 @@
 """EngineClient against a scripted in-process gRPC servicer: retries, tokens, request ids.
 
-No Redis and no engine: the servicer answers each SubmitAction with the next scripted status,
-so the client's retry policy (only UNAVAILABLE) and its error decoding meet real grpc errors.
+Most tests need no Redis and no engine: the servicer answers each SubmitAction with the next
+scripted status, so the client's retry policy (only UNAVAILABLE) and its error decoding meet
+real grpc errors. The last ones put a lossy front before the real engine: the engine acts,
+the reply is lost, and the client's retry (or its refusal to retry) meets the real service.
 """
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+from typing import Any
 
 import grpc
 import pytest
+import redis
 from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc, game_pb2
 from cardengine_client import (
     Aborted,
     EngineClient,
     IllegalAction,
     NotFound,
+    RequestIdReused,
     Unavailable,
     hearts_play,
 )
+from cardengine_client.aio import AsyncEngineClient
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from tests.client.scripted_server import serving
+from engine_service.store.keys import game_key
+from tests.client.scripted_server import lossy_front, serving
 
 
 def status_of(code: grpc.StatusCode, reason: str, **metadata: str) -> status_pb2.Status:
@@ -164,3 +172,67 @@ def test_a_given_channel_stays_open_after_close(server, servicer):
 def test_negative_retries_are_refused():
     with pytest.raises(ValueError, match="retries"):
         EngineClient("127.0.0.1:1", retries=-1)
+
+
+SEATS = ["human", "random", "random", "random"]
+
+
+def games_in(client: redis.Redis) -> set[bytes]:
+    return set(client.scan_iter(match="ce:*:game", count=1000))
+
+
+def test_create_game_is_sent_again_with_its_request_id_and_makes_one_game(
+    engine_address, redis_client
+):
+    before = games_in(redis_client)
+    with (
+        lossy_front(engine_address, ["CreateGame"]) as (address, front),
+        EngineClient(address, retries=3, backoff=0.001) as engine,
+    ):
+        game = engine.create_game("hearts", SEATS, seed=31)
+    first, second = front.requests["CreateGame"]
+    assert first == second
+    assert uuid.UUID(first.request_id).version == 4
+    assert front.replies["CreateGame"] == [game, game]
+    assert games_in(redis_client) - before == {game_key(game.game_id).encode()}
+
+
+def test_the_async_client_sends_create_game_again_with_its_request_id(engine_address):
+    async def create() -> tuple[Any, Any]:
+        with lossy_front(engine_address, ["CreateGame"]) as (address, front):
+            async with AsyncEngineClient(address, retries=3, backoff=0.001) as engine:
+                return await engine.create_game("hearts", SEATS, seed=32), front
+
+    game, front = asyncio.run(create())
+    first, second = front.requests["CreateGame"]
+    assert first == second and first.request_id
+    assert front.replies["CreateGame"] == [game, game]
+
+
+def test_a_given_create_request_id_returns_the_first_game_and_refuses_other_arguments(
+    engine_address,
+):
+    request_id = str(uuid.uuid4())
+    with EngineClient(engine_address) as engine:
+        game = engine.create_game("hearts", SEATS, seed=33, request_id=request_id)
+        assert engine.create_game("hearts", SEATS, seed=33, request_id=request_id) == game
+        with pytest.raises(RequestIdReused) as caught:
+            engine.create_game("hearts", SEATS, seed=34, request_id=request_id)
+    assert caught.value.code is grpc.StatusCode.INVALID_ARGUMENT
+    assert caught.value.reason == "REQUEST_ID_REUSED"
+
+
+def test_table_changes_are_sent_once_even_when_their_reply_is_lost(engine_address):
+    with EngineClient(engine_address) as direct:
+        game = direct.create_game("hearts", SEATS, seed=35)
+    token = game.seat_tokens[0].token
+    with (
+        lossy_front(engine_address, ["EndGame", "LeaveGame"]) as (address, front),
+        EngineClient(address, retries=3, backoff=0.001) as engine,
+    ):
+        with pytest.raises(Unavailable):
+            engine.leave_game(game.game_id, 0, token)
+        with pytest.raises(Unavailable):
+            engine.end_game(game.game_id, game.admin_token, "closing")
+    assert len(front.requests["LeaveGame"]) == 1
+    assert len(front.requests["EndGame"]) == 1

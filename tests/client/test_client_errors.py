@@ -8,6 +8,7 @@ from cardengine.v1 import cards_pb2, game_pb2
 from cardengine_client import (
     Aborted,
     Cancelled,
+    EngineClient,
     EngineError,
     FieldViolation,
     IllegalAction,
@@ -15,6 +16,7 @@ from cardengine_client import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    RequestIdReused,
     Unauthenticated,
     Unavailable,
     VersionExpired,
@@ -233,6 +235,7 @@ def test_each_status_family_has_its_class(code, cls):
     [
         (grpc.StatusCode.OUT_OF_RANGE, "VERSION_EXPIRED", VersionExpired, InvalidArgument),
         (grpc.StatusCode.RESOURCE_EXHAUSTED, "WATCHER_TOO_SLOW", WatcherTooSlow, Unavailable),
+        (grpc.StatusCode.INVALID_ARGUMENT, "REQUEST_ID_REUSED", RequestIdReused, InvalidArgument),
     ],
 )
 def test_watch_reasons_get_a_subclass_of_their_family(code, reason, cls, family):
@@ -314,3 +317,31 @@ def test_from_rpc_error_on_a_bare_rpc_error_is_internal_unknown():
     assert isinstance(error, Internal)
     assert error.code is grpc.StatusCode.UNKNOWN
     assert error.message == "odd"
+
+
+def test_a_request_id_sent_with_another_move_is_request_id_reused_from_the_service(
+    engine_address,
+):
+    with EngineClient(engine_address) as engine:
+        game = engine.create_game("hearts", ["human", "random", "random", "random"], seed=41)
+        token = game.seat_tokens[0].token
+        seat_view = engine.view(game.game_id, 0, token)
+        hand = list(seat_view.legal_choices[0].cards)
+        first = engine.submit(
+            game.game_id, 0, token, hearts_pass(hand[:3]), seat_view.version, request_id="pass-1"
+        )
+        again = engine.submit(
+            game.game_id, 0, token, hearts_pass(hand[:3]), first.version, request_id="pass-1"
+        )
+        assert again == first
+        with pytest.raises(RequestIdReused) as caught:
+            engine.submit(
+                game.game_id,
+                0,
+                token,
+                hearts_pass(hand[3:6]),
+                seat_view.version,
+                request_id="pass-1",
+            )
+    assert isinstance(caught.value, InvalidArgument)
+    assert caught.value.reason == "REQUEST_ID_REUSED"

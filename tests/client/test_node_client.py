@@ -5,7 +5,8 @@ check that it saw every version once, and that its watch resumes by itself when 
 front of the service cuts the connection under it. The client's own node --test suite
 (clients/node/test: watch, log paging, decoded error details, retries, the TypeScript types)
 runs against the service too, and the package from ``npm pack`` is installed into a clean
-folder and used there. Skipped only where ``node`` is not
+folder and used there. Behind a front that loses replies, CreateGame is sent again with its
+request id (one game) and a table change is sent once. Skipped only where ``node`` is not
 installed; ``make test`` installs Node.js and runs ``npm ci`` for clients/node first, so CI
 always runs it.
 """
@@ -18,12 +19,15 @@ import shutil
 import subprocess
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import engine_service_pb2_grpc, game_pb2
 
 from engine_service.devtools.local import local_service
+from engine_service.store.keys import game_key
+from tests.client.scripted_server import lossy_front
 from tests.client.test_client_watch import CuttingProxy
 
 pytestmark = pytest.mark.service
@@ -214,3 +218,47 @@ def test_node_client_package_installs_into_a_clean_folder(
     assert result["ruleId"] == "H-R2"
     assert result["locale"] == "de"
     assert Path(result["protos"]) == installed / "protos"
+
+
+LOSSY_SCRIPT = r"""
+const { createClient } = require('./lib/client');
+(async () => {
+  const client = createClient(process.argv[2], { backoffMs: 5, timeoutMs: 20000 });
+  try {
+    const seats = ['PLAYER_TYPE_HUMAN', ...Array(3).fill('PLAYER_TYPE_BOT_RANDOM')];
+    const game = await client.createGame('hearts', seats, 7);
+    const ended = await client.endGame(game.game_id, game.admin_token, 'closing')
+      .then(() => 0, (error) => error.code);
+    console.log(JSON.stringify({ game_id: game.game_id, end_code: ended }));
+  } finally {
+    client.close();
+  }
+})().catch((error) => { console.error(error); process.exit(1); });
+"""
+
+
+def test_node_client_sends_create_game_again_with_its_request_id_and_table_changes_once(
+    node: str, engine_address: str, redis_client: Any, tmp_path: Path
+) -> None:
+    """Through a front that loses the first reply of each call after the engine acted."""
+    before = set(redis_client.scan_iter(match="ce:*:game", count=1000))
+    script = tmp_path / "lossy.js"
+    script.write_text(LOSSY_SCRIPT.replace("./lib/client", str(NODE_CLIENT / "lib" / "client")))
+    with lossy_front(engine_address, ["CreateGame", "EndGame"]) as (address, front):
+        finished = subprocess.run(
+            [node, str(script), address],
+            cwd=NODE_CLIENT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert finished.returncode == 0, finished.stderr
+    result = json.loads(finished.stdout)
+    first, second = front.requests["CreateGame"]
+    assert first == second and first.request_id
+    assert [reply.game_id for reply in front.replies["CreateGame"]] == [result["game_id"]] * 2
+    created = set(redis_client.scan_iter(match="ce:*:game", count=1000)) - before
+    assert created == {game_key(result["game_id"]).encode()}
+    assert result["end_code"] == 14  # UNAVAILABLE, not sent again
+    assert len(front.requests["EndGame"]) == 1

@@ -6,7 +6,8 @@
 // code is needed: the .proto files are the contract. Seat tokens travel as the "x-seat-token"
 // metadata entry, as in the Python client; the `language` option as "accept-language".
 // Failed calls keep their gRPC error; errorDetails() (lib/errors.js) decodes its google.rpc
-// details. Reads, and SubmitAction with its same request_id, are retried after UNAVAILABLE.
+// details. Reads, and CreateGame and SubmitAction with their same request_id, are retried after
+// UNAVAILABLE.
 // A backend manages its tables with listGames, getGame, updateSeat, endGame and rematchGame:
 // the game's admin token (from createGame) travels as "x-admin-token", the `serviceKey` option
 // as "x-service-key" with every call. Those table changes, like leaveGame, carry no request id
@@ -220,37 +221,24 @@ class GameWatch {
 
 // Whether a call that failed with `error` may be sent again as it was: UNAVAILABLE means the
 // service did not take it (a refused or dropped connection, storage unreachable: nothing
-// changed), or took it and the reply was lost, which a read or a SubmitAction with the same
-// request_id (the service replays its first reply) makes harmless.
+// changed), or took it and the reply was lost, which a read, or a CreateGame or SubmitAction
+// with the same request_id (the service replays its first reply), makes harmless.
 function retryable(error) {
   return error.code === grpc.status.UNAVAILABLE;
-}
-
-// The channel's credentials: plaintext without tls, else TLS with the given roots and, when
-// both are given, the client's certificate.
-function channelCredentials(tls) {
-  if (!tls) return grpc.credentials.createInsecure();
-  const pem = (value) => (value === undefined || value === null ? null : Buffer.from(value));
-  const { rootCerts, privateKey, certChain } = tls;
-  if ((privateKey == null) !== (certChain == null)) {
-    throw new TypeError('a client certificate needs both tls.privateKey and tls.certChain');
-  }
-  return grpc.credentials.createSsl(pem(rootCerts), pem(privateKey), pem(certChain));
 }
 
 class EngineClient {
   // address: "host:port" of the service. options: timeoutMs, the deadline of each call;
   // language, sent as accept-language so the service explains errors in it (the
   // LocalizedMessage of errorDetails(); e.g. 'fr' or 'de-CH, de;q=0.8'); retries and backoffMs,
-  // how often and how soon (doubling) a read or SubmitAction is sent again after UNAVAILABLE;
+  // how often and how soon (doubling) a read, CreateGame or SubmitAction is sent again after
+  // UNAVAILABLE;
   // protosDir, where cardengine/v1/*.proto are (default: see lib/protos.js); interceptors,
-  // @grpc/grpc-js client interceptors of every call; tls, to speak TLS to a service started with
-  // --tls-cert: { rootCerts } (PEM; omitted: the system's roots) and, for mutual TLS,
-  // { privateKey, certChain } (PEM), as Buffers or strings; omitted: plaintext.
+  // @grpc/grpc-js client interceptors of every call.
   constructor(address, { timeoutMs = 30000, protosDir, language, retries = 3, backoffMs = 50, interceptors,
-    serviceKey, tls } = {}) {
+    serviceKey } = {}) {
     const Service = grpc.loadPackageDefinition(loadDefinition(protosDir)).cardengine.v1.EngineService;
-    this.stub = new Service(address, channelCredentials(tls), interceptors ? { interceptors } : {});
+    this.stub = new Service(address, grpc.credentials.createInsecure(), interceptors ? { interceptors } : {});
     this.timeoutMs = timeoutMs;
     this.language = language;
     this.retries = retries;
@@ -299,17 +287,21 @@ class EngineClient {
   }
 
   // seats: PlayerType names, e.g. ["PLAYER_TYPE_HUMAN", "PLAYER_TYPE_BOT_HEURISTIC", ...].
-  // options: { clock (see clockPolicy), labels ({ key: value }, for listGames filters) }.
-  // Not retried: CreateGame has no request id, so a lost reply sent again makes a second game.
-  // The reply's admin_token is the backend's, for getGame, updateSeat, endGame, rematchGame.
-  createGame(gameType, seats, seed, { clock, labels } = {}) {
-    const request = { game_type: gameType, seats };
+  // options: { clock (see clockPolicy), labels ({ key: value }, for listGames filters),
+  // requestId }. A fresh request_id (UUID4) by default; after UNAVAILABLE the same request (the
+  // same request_id) is sent again, and the service creates at most one game for it (a repeat
+  // gets the first reply: the same game and tokens). Pass requestId (unguessable) yourself to
+  // retry across calls; the same id with other arguments fails with INVALID_ARGUMENT
+  // (REQUEST_ID_REUSED). The reply's admin_token is the backend's, for getGame, updateSeat,
+  // endGame, rematchGame.
+  createGame(gameType, seats, seed, { clock, labels, requestId = crypto.randomUUID() } = {}) {
+    const request = { game_type: gameType, seats, request_id: requestId };
     if (seed !== undefined && seed !== null) {
       request.seed = String(seed);
     }
     if (clock !== undefined) request.clock = clockPolicy(clock);
     if (labels !== undefined) request.labels = labels;
-    return this.call('CreateGame', request);
+    return this.call('CreateGame', request, undefined, { retry: true });
   }
 
   // One page of games, newest first. filters: { gameType, state ('waiting', 'running', 'over'

@@ -97,20 +97,19 @@ test('no trailer, or a malformed one, decodes as empty details', () => {
   }
 });
 
-test('SubmitAction is sent again after UNAVAILABLE with the same request_id, and applied once', async () => {
-  // The first SubmitAction's reply is lost on the way back: the service applied it, the caller
-  // sees UNAVAILABLE. The retry carries the same request_id and gets the first reply again.
-  const sent = [];
+// An interceptor that loses the first reply of `method` on the way back: the service acted, the
+// caller sees UNAVAILABLE. It records the request_id of every request of `method` in `sent`.
+function losingFirstReply(method, sent) {
   let dropped = 0;
-  const loseFirstReply = (options, nextCall) => {
-    const submit = options.method_definition.path.endsWith('/SubmitAction');
+  return (options, nextCall) => {
+    const mine = options.method_definition.path.endsWith(`/${method}`);
     return new grpc.InterceptingCall(nextCall(options), {
       sendMessage(message, next) {
-        if (submit) sent.push(message.request_id);
+        if (mine) sent.push(message.request_id);
         next(message);
       },
       start(metadata, listener, next) {
-        const lose = submit && dropped === 0;
+        const lose = mine && dropped === 0;
         if (lose) dropped += 1;
         next(metadata, {
           // The reply message must pass (grpc-js holds the status back until it has), the
@@ -122,6 +121,13 @@ test('SubmitAction is sent again after UNAVAILABLE with the same request_id, and
       },
     });
   };
+}
+
+test('SubmitAction is sent again after UNAVAILABLE with the same request_id, and applied once', async () => {
+  // The first SubmitAction's reply is lost on the way back: the service applied it, the caller
+  // sees UNAVAILABLE. The retry carries the same request_id and gets the first reply again.
+  const sent = [];
+  const loseFirstReply = losingFirstReply('SubmitAction', sent);
   const client = createClient(process.env.ENGINE_ADDRESS, { interceptors: [loseFirstReply], backoffMs: 10 });
   try {
     const { gameId, token, view, reply } = await passWith(client, 14, 3);
@@ -137,20 +143,40 @@ test('SubmitAction is sent again after UNAVAILABLE with the same request_id, and
   }
 });
 
-test('CreateGame is not retried', async () => {
-  const client = createClient('127.0.0.1:1', { backoffMs: 1 });
+test('CreateGame is sent again after UNAVAILABLE with the same request_id; table changes are not', async () => {
+  // The first CreateGame's reply is lost: the service created the game. The retry carries the
+  // same request_id and gets that game (the same id and tokens) back, not a second one.
+  const sent = [];
+  const client = createClient(process.env.ENGINE_ADDRESS, {
+    interceptors: [losingFirstReply('CreateGame', sent)], backoffMs: 10,
+  });
+  const unreachable = createClient('127.0.0.1:1', { backoffMs: 1 });
   let calls = 0;
-  const original = client.once.bind(client);
-  client.once = (...args) => {
+  const original = unreachable.once.bind(unreachable);
+  unreachable.once = (...args) => {
     calls += 1;
     return original(...args);
   };
   try {
-    await assert.rejects(client.createGame('hearts', SEATS), (error) => error.code === status.UNAVAILABLE);
-    assert.equal(calls, 1);
-    await assert.rejects(client.listGameTypes(), (error) => error.code === status.UNAVAILABLE);
-    assert.equal(calls, 1 + 1 + client.retries);
+    const created = await client.createGame('hearts', SEATS, 21);
+    assert.equal(sent.length, 2);
+    assert.equal(sent[0], sent[1]);
+    assert.match(sent[0], /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/);
+    const again = await client.createGame('hearts', SEATS, 21, { requestId: sent[0] });
+    assert.equal(again.game_id, created.game_id);
+    assert.deepEqual(again.seat_tokens, created.seat_tokens);
+    assert.equal(again.admin_token, created.admin_token);
+    const reused = await refusal(client.createGame('hearts', SEATS, 22, { requestId: sent[0] }));
+    assert.equal(errorDetails(reused).reason, 'REQUEST_ID_REUSED');
+    await assert.rejects(unreachable.endGame('0'.repeat(32), 'admin', 'closing'),
+      (error) => error.code === status.UNAVAILABLE);
+    await assert.rejects(unreachable.leaveGame('0'.repeat(32), 0, 'token'),
+      (error) => error.code === status.UNAVAILABLE);
+    assert.equal(calls, 2); // table changes are sent once
+    await assert.rejects(unreachable.createGame('hearts', SEATS), (error) => error.code === status.UNAVAILABLE);
+    assert.equal(calls, 2 + 1 + unreachable.retries);
   } finally {
     client.close();
+    unreachable.close();
   }
 });

@@ -64,17 +64,8 @@ export interface ClientOptions {
   protosDir?: string;
   /** @grpc/grpc-js client interceptors of every call. */
   interceptors?: Interceptor[];
-  /** A backend's service key, sent as x-service-key with every call (what its scopes allow). */
+  /** A backend's service key, sent as x-service-key with every call (listing, admin calls). */
   serviceKey?: string;
-  /** Speak TLS to a service started with --tls-cert (omitted: plaintext). */
-  tls?: TlsOptions;
-}
-
-/** PEM roots to trust (omitted: the system's) and, for mutual TLS, the client's certificate. */
-export interface TlsOptions {
-  rootCerts?: Buffer | string;
-  privateKey?: Buffer | string;
-  certChain?: Buffer | string;
 }
 
 /** A turn clock in seconds; onExpiry defaults to 'heuristic' ('forfeit' is refused for Hearts). */
@@ -89,6 +80,8 @@ export interface CreateGameOptions {
   clock?: Clock | number | ClockPolicy;
   /** The creator's tags, for listGames filters. */
   labels?: Record<string, string>;
+  /** Makes retries safe (default: a fresh UUID4, sent again on every retry). */
+  requestId?: string;
 }
 
 export interface ListGamesOptions {
@@ -150,7 +143,7 @@ export declare class EngineClient {
   /** The metadata of a call: the seat token, admin token, service key and language, when given. */
   metadata(token?: string, adminToken?: string | null): Metadata;
   listGameTypes(): Promise<ListGameTypesResponse__Output>;
-  /** Not retried (CreateGame has no request id). The reply's admin_token is for the backend only. */
+  /** Retried after UNAVAILABLE with the same request_id: one game at most. admin_token is the backend's. */
   createGame(gameType: string, seats: PlayerType[], seed?: number | string | bigint | null,
     options?: CreateGameOptions): Promise<CreateGameResponse__Output>;
   /** One page of games, newest first; retried after UNAVAILABLE. */

@@ -197,8 +197,9 @@ class ClientSettings:
     def retry(self, error: EngineError, attempt: int, *, idempotent: bool = True) -> bool:
         """Whether a unary call that failed with ``error`` on try ``attempt`` is sent again.
 
-        Only UNAVAILABLE: it promises the request was not processed (and ``submit`` resends
-        the same ``request_id``, so even a lost reply is answered, never applied twice).
+        Only UNAVAILABLE, and only calls that are safe to repeat: reads, and the calls that
+        carry a request id (``create_game`` and ``submit`` resend the same ``request_id``, so
+        even a reply lost after the service acted is answered again, never acted on twice).
         Table changes (``leave_game``, ``update_seat``, ``end_game``, ``rematch_game``) carry
         no request id, so they are never sent twice: an UNAVAILABLE whose request did arrive
         after all would come back as a second change or a confusing refusal. The caller can
@@ -214,14 +215,20 @@ def create_game_request(
     seed: int | None,
     clock: ClockSpec | None = None,
     labels: Mapping[str, str] | None = None,
+    request_id: str | None = None,
 ) -> engine_service_pb2.CreateGameRequest:
-    """The CreateGame request (raises ValueError for an unknown seat or expiry name)."""
+    """The CreateGame request (raises ValueError for an unknown seat or expiry name).
+
+    Its ``request_id`` (a fresh UUID4 if ``None``) goes on retries, so a retry whose first
+    attempt did create the game gets that game back rather than a second one.
+    """
     request = engine_service_pb2.CreateGameRequest(
         game_type=game_type,
         options=options,
         seats=[player_type(seat) for seat in seats],
         clock=clock_policy(clock) if clock is not None else None,
         labels=labels,
+        request_id=request_id if request_id is not None else str(uuid.uuid4()),
     )
     if seed is not None:
         request.seed = seed

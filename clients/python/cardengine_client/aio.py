@@ -42,7 +42,6 @@ from cardengine_client._shared import (
     watch_request,
 )
 from cardengine_client.errors import EngineError, from_rpc_error
-from cardengine_client.tls import Tls
 
 __all__ = ["AsyncEngineClient", "AsyncGameWatch"]
 
@@ -57,7 +56,7 @@ class AsyncEngineClient:
         target: ``"host:port"`` of the service (ignored when ``channel`` is given).
         channel: a ready ``grpc.aio`` channel to use instead; the caller keeps it and
             :meth:`close` leaves it open.
-        retries, backoff, timeout, language, service_key, tls: as for ``EngineClient``.
+        retries, backoff, timeout, language, service_key: as for ``EngineClient``.
 
     Raises (from every call):
         EngineError: a subclass per status family, see :mod:`cardengine_client.errors`.
@@ -73,7 +72,6 @@ class AsyncEngineClient:
         timeout: float | None = 30.0,
         language: str | None = None,
         service_key: str | None = None,
-        tls: Tls | None = None,
     ) -> None:
         self._settings = ClientSettings(
             retries=retries,
@@ -83,12 +81,7 @@ class AsyncEngineClient:
             service_key=service_key,
         )
         self._owns_channel = channel is None
-        if channel is None:
-            if tls is None:
-                channel = grpc.aio.insecure_channel(target)
-            else:
-                channel = grpc.aio.secure_channel(target, tls.credentials())
-        self._channel = channel
+        self._channel = channel if channel is not None else grpc.aio.insecure_channel(target)
         self._stub = engine_service_pb2_grpc.EngineServiceStub(self._channel)
 
     async def close(self) -> None:
@@ -121,9 +114,10 @@ class AsyncEngineClient:
         seed: int | None = None,
         clock: ClockSpec | None = None,
         labels: Mapping[str, str] | None = None,
+        request_id: str | None = None,
     ) -> engine_service_pb2.CreateGameResponse:
         """Create a game, as :meth:`EngineClient.create_game <cardengine_client.EngineClient>`."""
-        request = create_game_request(game_type, seats, options, seed, clock, labels)
+        request = create_game_request(game_type, seats, options, seed, clock, labels, request_id)
         return await self._call(self._stub.CreateGame, request)
 
     async def list_games(

@@ -48,7 +48,6 @@ from cardengine_client._shared import (
     watch_request,
 )
 from cardengine_client.errors import EngineError, from_rpc_error
-from cardengine_client.tls import Tls
 
 __all__ = [
     "ADMIN_TOKEN_KEY",
@@ -84,13 +83,9 @@ class EngineClient:
         language: an ``accept-language`` value sent with every call (``"fr"``,
             ``"fr-CH, fr;q=0.9, de;q=0.5"``): errors then carry ``localized_message`` and
             finished games' summaries come in that language (en, es, fr, de, nl; else English).
-        service_key: a backend's service key, sent as ``x-service-key`` with every call: on
-            a service that has keys, it lets through what its scopes allow (``create``:
-            :meth:`create_game`; ``list``: :meth:`list_games`, :meth:`get_game`; ``admin``:
-            stands in for any game's admin token).
-        tls: speak TLS (:class:`~cardengine_client.tls.Tls`: the roots to trust and, for
-            mutual TLS, the client's certificate); ``None``: plaintext (ignored with
-            ``channel``).
+        service_key: a backend's service key, sent as ``x-service-key`` with every call: it
+            lets :meth:`list_games` through on a service that has keys, and stands in for
+            any game's admin token.
 
     Raises (from every call):
         EngineError: a subclass per status family, see :mod:`cardengine_client.errors`.
@@ -106,7 +101,6 @@ class EngineClient:
         timeout: float | None = 30.0,
         language: str | None = None,
         service_key: str | None = None,
-        tls: Tls | None = None,
     ) -> None:
         self._settings = ClientSettings(
             retries=retries,
@@ -116,12 +110,7 @@ class EngineClient:
             service_key=service_key,
         )
         self._owns_channel = channel is None
-        if channel is None:
-            if tls is None:
-                channel = grpc.insecure_channel(target)
-            else:
-                channel = grpc.secure_channel(target, tls.credentials())
-        self._channel = channel
+        self._channel = channel if channel is not None else grpc.insecure_channel(target)
         self._stub = engine_service_pb2_grpc.EngineServiceStub(self._channel)
 
     def close(self) -> None:
@@ -153,6 +142,7 @@ class EngineClient:
         seed: int | None = None,
         clock: ClockSpec | None = None,
         labels: Mapping[str, str] | None = None,
+        request_id: str | None = None,
     ) -> engine_service_pb2.CreateGameResponse:
         """Create a game; the response holds its id, one token per human seat, the admin token.
 
@@ -161,12 +151,19 @@ class EngineClient:
         are the creator's tags, for :meth:`list_games` filters. Keep ``admin_token`` on the
         backend: it manages the game (:meth:`get_game`, :meth:`update_seat`, ...).
 
+        ``request_id`` makes the call idempotent: a fresh UUID4 is used when it is ``None``,
+        and the same id is sent on every retry, so a retry after a lost reply returns the game
+        the first attempt created (same id and tokens) instead of creating a second one. Pass
+        your own (unguessable) id to retry across calls; the same id with other arguments is
+        refused (InvalidArgument, reason ``REQUEST_ID_REUSED``).
+
         Raises:
             ValueError: a seat's or ``on_expiry``'s short name is unknown (nothing was sent).
             InvalidArgument: unknown game type, wrong seat count, a bad option, clock or label
-                (NoForfeitInGame: a forfeiting clock for a game without forfeits, T-R5).
+                (NoForfeitInGame: a forfeiting clock for a game without forfeits, T-R5), or
+                a reused ``request_id``.
         """
-        request = create_game_request(game_type, seats, options, seed, clock, labels)
+        request = create_game_request(game_type, seats, options, seed, clock, labels, request_id)
         return self._call(self._stub.CreateGame, request)
 
     def list_games(

@@ -214,6 +214,13 @@ class NoForfeitInGame(InvalidArgument):
     """INVALID_ARGUMENT with reason NO_FORFEIT_IN_GAME (T-R5): this game cannot forfeit on time."""
 
 
+class RequestIdReused(InvalidArgument):
+    """INVALID_ARGUMENT with reason REQUEST_ID_REUSED (AIP-155): the id came with another request.
+
+    The first request's reply stays bound to the id, so a new request needs a new id.
+    """
+
+
 class Internal(EngineError):
     """Any other code (INTERNAL, UNKNOWN, UNIMPLEMENTED, ...): a fault in the service."""
 
@@ -246,6 +253,7 @@ _CLASS_BY_REASON: Final[Mapping[tuple[grpc.StatusCode, str], type[EngineError]]]
         (grpc.StatusCode.FAILED_PRECONDITION, "GAME_NOT_OVER"): GameNotOver,
         (grpc.StatusCode.ALREADY_EXISTS, "ALREADY_REMATCHED"): AlreadyRematched,
         (grpc.StatusCode.INVALID_ARGUMENT, "NO_FORFEIT_IN_GAME"): NoForfeitInGame,
+        (grpc.StatusCode.INVALID_ARGUMENT, "REQUEST_ID_REUSED"): RequestIdReused,
     }
 )
 """Reasons whose remedy differs from the rest of their family get a subclass of their own."""
