@@ -227,6 +227,18 @@ function retryable(error) {
   return error.code === grpc.status.UNAVAILABLE;
 }
 
+// The channel's credentials: plaintext without tls, else TLS with the given roots and, when
+// both are given, the client's certificate.
+function channelCredentials(tls) {
+  if (!tls) return grpc.credentials.createInsecure();
+  const pem = (value) => (value === undefined || value === null ? null : Buffer.from(value));
+  const { rootCerts, privateKey, certChain } = tls;
+  if ((privateKey == null) !== (certChain == null)) {
+    throw new TypeError('a client certificate needs both tls.privateKey and tls.certChain');
+  }
+  return grpc.credentials.createSsl(pem(rootCerts), pem(privateKey), pem(certChain));
+}
+
 class EngineClient {
   // address: "host:port" of the service. options: timeoutMs, the deadline of each call;
   // language, sent as accept-language so the service explains errors in it (the
@@ -234,11 +246,13 @@ class EngineClient {
   // how often and how soon (doubling) a read, CreateGame or SubmitAction is sent again after
   // UNAVAILABLE;
   // protosDir, where cardengine/v1/*.proto are (default: see lib/protos.js); interceptors,
-  // @grpc/grpc-js client interceptors of every call.
+  // @grpc/grpc-js client interceptors of every call; tls, to speak TLS to a service started with
+  // --tls-cert: { rootCerts } (PEM; omitted: the system's roots) and, for mutual TLS,
+  // { privateKey, certChain } (PEM), as Buffers or strings; omitted: plaintext.
   constructor(address, { timeoutMs = 30000, protosDir, language, retries = 3, backoffMs = 50, interceptors,
-    serviceKey } = {}) {
+    serviceKey, tls } = {}) {
     const Service = grpc.loadPackageDefinition(loadDefinition(protosDir)).cardengine.v1.EngineService;
-    this.stub = new Service(address, grpc.credentials.createInsecure(), interceptors ? { interceptors } : {});
+    this.stub = new Service(address, channelCredentials(tls), interceptors ? { interceptors } : {});
     this.timeoutMs = timeoutMs;
     this.language = language;
     this.retries = retries;

@@ -64,8 +64,17 @@ export interface ClientOptions {
   protosDir?: string;
   /** @grpc/grpc-js client interceptors of every call. */
   interceptors?: Interceptor[];
-  /** A backend's service key, sent as x-service-key with every call (listing, admin calls). */
+  /** A backend's service key, sent as x-service-key with every call (what its scopes allow). */
   serviceKey?: string;
+  /** Speak TLS to a service started with --tls-cert (omitted: plaintext). */
+  tls?: TlsOptions;
+}
+
+/** PEM roots to trust (omitted: the system's) and, for mutual TLS, the client's certificate. */
+export interface TlsOptions {
+  rootCerts?: Buffer | string;
+  privateKey?: Buffer | string;
+  certChain?: Buffer | string;
 }
 
 /** A turn clock in seconds; onExpiry defaults to 'heuristic' ('forfeit' is refused for Hearts). */

@@ -42,6 +42,7 @@ from cardengine_client._shared import (
     watch_request,
 )
 from cardengine_client.errors import EngineError, from_rpc_error
+from cardengine_client.tls import Tls
 
 __all__ = ["AsyncEngineClient", "AsyncGameWatch"]
 
@@ -56,7 +57,7 @@ class AsyncEngineClient:
         target: ``"host:port"`` of the service (ignored when ``channel`` is given).
         channel: a ready ``grpc.aio`` channel to use instead; the caller keeps it and
             :meth:`close` leaves it open.
-        retries, backoff, timeout, language, service_key: as for ``EngineClient``.
+        retries, backoff, timeout, language, service_key, tls: as for ``EngineClient``.
 
     Raises (from every call):
         EngineError: a subclass per status family, see :mod:`cardengine_client.errors`.
@@ -72,6 +73,7 @@ class AsyncEngineClient:
         timeout: float | None = 30.0,
         language: str | None = None,
         service_key: str | None = None,
+        tls: Tls | None = None,
     ) -> None:
         self._settings = ClientSettings(
             retries=retries,
@@ -81,7 +83,12 @@ class AsyncEngineClient:
             service_key=service_key,
         )
         self._owns_channel = channel is None
-        self._channel = channel if channel is not None else grpc.aio.insecure_channel(target)
+        if channel is None:
+            if tls is None:
+                channel = grpc.aio.insecure_channel(target)
+            else:
+                channel = grpc.aio.secure_channel(target, tls.credentials())
+        self._channel = channel
         self._stub = engine_service_pb2_grpc.EngineServiceStub(self._channel)
 
     async def close(self) -> None:

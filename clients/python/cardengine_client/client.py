@@ -48,6 +48,7 @@ from cardengine_client._shared import (
     watch_request,
 )
 from cardengine_client.errors import EngineError, from_rpc_error
+from cardengine_client.tls import Tls
 
 __all__ = [
     "ADMIN_TOKEN_KEY",
@@ -83,9 +84,13 @@ class EngineClient:
         language: an ``accept-language`` value sent with every call (``"fr"``,
             ``"fr-CH, fr;q=0.9, de;q=0.5"``): errors then carry ``localized_message`` and
             finished games' summaries come in that language (en, es, fr, de, nl; else English).
-        service_key: a backend's service key, sent as ``x-service-key`` with every call: it
-            lets :meth:`list_games` through on a service that has keys, and stands in for
-            any game's admin token.
+        service_key: a backend's service key, sent as ``x-service-key`` with every call: on
+            a service that has keys, it lets through what its scopes allow (``create``:
+            :meth:`create_game`; ``list``: :meth:`list_games`, :meth:`get_game`; ``admin``:
+            stands in for any game's admin token).
+        tls: speak TLS (:class:`~cardengine_client.tls.Tls`: the roots to trust and, for
+            mutual TLS, the client's certificate); ``None``: plaintext (ignored with
+            ``channel``).
 
     Raises (from every call):
         EngineError: a subclass per status family, see :mod:`cardengine_client.errors`.
@@ -101,6 +106,7 @@ class EngineClient:
         timeout: float | None = 30.0,
         language: str | None = None,
         service_key: str | None = None,
+        tls: Tls | None = None,
     ) -> None:
         self._settings = ClientSettings(
             retries=retries,
@@ -110,7 +116,12 @@ class EngineClient:
             service_key=service_key,
         )
         self._owns_channel = channel is None
-        self._channel = channel if channel is not None else grpc.insecure_channel(target)
+        if channel is None:
+            if tls is None:
+                channel = grpc.insecure_channel(target)
+            else:
+                channel = grpc.secure_channel(target, tls.credentials())
+        self._channel = channel
         self._stub = engine_service_pb2_grpc.EngineServiceStub(self._channel)
 
     def close(self) -> None:
