@@ -41,6 +41,13 @@ from tests.service.test_service_basics import (  # noqa: F401 - run again on eac
     test_create_returns_tokens_for_human_seats_only,
     test_one_human_plays_a_whole_game_against_bots,
 )
+from tests.service.test_service_request_ids import (  # noqa: F401 - run again on each backend
+    test_a_create_id_reused_for_another_request_is_refused,
+    test_a_repeated_create_returns_the_first_game_and_creates_no_other,
+    test_identical_creates_at_once_make_one_game,
+    test_identical_submits_at_once_all_get_the_one_reply,
+    test_redis_holds_neither_the_tokens_nor_the_request_id,
+)
 from tests.service.test_service_watch import (  # noqa: F401 - run again on each backend
     test_a_finished_game_ends_the_stream_with_its_outcome,
     test_a_move_on_one_process_reaches_a_watcher_on_another,
