@@ -50,7 +50,6 @@ from tests.service.test_service_request_ids import (  # noqa: F401 - run again o
 )
 from tests.service.test_service_watch import (  # noqa: F401 - run again on each backend
     test_a_finished_game_ends_the_stream_with_its_outcome,
-    test_a_move_on_one_process_reaches_a_watcher_on_another,
     test_events_only_watch_sends_no_views,
     test_every_viewer_receives_exactly_its_events_and_views,
 )
