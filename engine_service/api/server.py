@@ -169,7 +169,14 @@ async def build_server(settings: Settings) -> EngineServer:
         # The page's gRPC-Web calls reach this same servicer, on this same event loop.
         host = settings.address.rsplit(":", 1)[0].strip("[]")
         register = functools.partial(add_engine_service, max_bytes=settings.max_request_bytes)
-        web = WebGateway(servicer, register, host, settings.web_port, settings.grace_seconds)
+        web = WebGateway(
+            servicer,
+            register,
+            host,
+            settings.web_port,
+            settings.grace_seconds,
+            settings.max_request_bytes,
+        )
     workers = None
     if settings.timer_loop and settings.background_workers:
         workers = TimerWorkers(settings)

@@ -7,12 +7,16 @@ the same ASGI app. Two gaps of ``sonora`` 0.2.3 are filled here, without touchin
 handler: its context's ``abort`` takes no trailing metadata (so the ``google.rpc.Status``
 details the servicer sends, ``grpc-status-details-bin``, would be lost), and an error in a
 server stream after its first message, or a stream with no message at all, is not reported
-as a status. Both are answered here with a proper grpc-web trailer frame.
+as a status. Both are answered here with a proper grpc-web trailer frame. sonora also reads
+a call's whole HTTP body into memory, however long; here a body longer than the request
+limit allows is not read further and the call ends with RESOURCE_EXHAUSTED, as gRPC's own
+limit ends it on the gRPC port.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import logging
 import mimetypes
@@ -44,6 +48,36 @@ class _Aborted(grpc.RpcError):
     """Raised by :meth:`_Context.abort`, as ``grpc.aio`` raises on ``context.abort``."""
 
 
+class _BodyTooLarge(Exception):
+    """A call's HTTP body outgrew what a request within the limit can take."""
+
+
+def body_limit(max_request_bytes: int) -> int:
+    """The longest HTTP body a request of ``max_request_bytes`` can come in.
+
+    Its frame header adds 5 bytes and ``grpc-web-text`` base64 adds a third; a body within
+    this but a message over the limit still reaches the deserializer, which refuses it with
+    the details of a status (``REQUEST_TOO_LARGE``).
+    """
+    return (max_request_bytes + 5) * 4 // 3 + 4
+
+
+def _bounded(receive: Receive, limit: int) -> Receive:
+    """``receive``, raising :class:`_BodyTooLarge` once the body passes ``limit`` bytes."""
+    seen = 0
+
+    async def bounded_receive() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise _BodyTooLarge()
+        return message
+
+    return bounded_receive
+
+
 class _Context(ServicerContext):  # type: ignore[misc]
     """sonora's context, whose ``abort`` also keeps the trailing metadata (status details)."""
 
@@ -70,6 +104,20 @@ def _trailers(context: _Context) -> bytes:
 
 class GrpcWebApp(grpcASGI):  # type: ignore[misc]
     """sonora's ASGI app with status details kept and stream errors reported as statuses."""
+
+    def __init__(self, application: Any, max_body: int | None = None) -> None:
+        super().__init__(application, enable_cors=False)
+        self._max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Handle the call as sonora does, its body bounded (see :func:`body_limit`)."""
+        if scope["type"] != "http" or self._max_body is None:
+            await super().__call__(scope, receive, send)
+            return
+        try:
+            await super().__call__(scope, _bounded(receive, self._max_body), send)
+        except _BodyTooLarge:
+            await _refuse_too_large(scope, send, self._max_body)
 
     def _create_context(self, scope: Scope) -> _Context:
         context = super()._create_context(scope)
@@ -154,6 +202,19 @@ class GrpcWebApp(grpcASGI):  # type: ignore[misc]
         await send({"type": "http.response.body", "body": _trailers(context), "more_body": False})
 
 
+async def _refuse_too_large(scope: Scope, send: Send, limit: int) -> None:
+    """End a call whose body is too long: RESOURCE_EXHAUSTED in a trailers-only reply."""
+    kind = dict(scope["headers"]).get(b"content-type", b"application/grpc-web+proto")
+    text = f"grpc-status: {grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]}\r\n"
+    text += f"grpc-message: {quote(f'request body over {limit} bytes')}\r\n"
+    frame = b"\x80" + len(text).to_bytes(4, "big") + text.encode()
+    if b"text" in kind:
+        frame = base64.b64encode(frame)
+    headers = [(b"content-type", kind), (b"content-length", str(len(frame)).encode())]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": frame, "more_body": False})
+
+
 async def _disconnect(receive: Receive) -> None:
     """Return once the client has gone away."""
     while (await receive())["type"] != "http.disconnect":
@@ -199,9 +260,15 @@ Register = Callable[[Any, grpc.Server], None]
 touches generated code and this gateway serves whatever that servicer implements."""
 
 
-def build_app(servicer: object, register: Register) -> GrpcWebApp:
-    """The ASGI app: gRPC-Web calls go to ``servicer``, everything else to the page's files."""
-    app = GrpcWebApp(static_app, enable_cors=False)
+def build_app(
+    servicer: object, register: Register, max_request_bytes: int | None = None
+) -> GrpcWebApp:
+    """The ASGI app: gRPC-Web calls go to ``servicer``, everything else to the page's files.
+
+    With ``max_request_bytes``, no call's body is read past :func:`body_limit` of it.
+    """
+    limit = None if max_request_bytes is None else body_limit(max_request_bytes)
+    app = GrpcWebApp(static_app, limit)
     register(servicer, app)
     return app
 
@@ -228,11 +295,12 @@ class WebGateway:
         host: str,
         port: int,
         grace_seconds: float,
+        max_request_bytes: int | None = None,
     ) -> None:
         self._socket = socket.create_server((host, port))
         self.port = int(self._socket.getsockname()[1])
         config = uvicorn.Config(
-            build_app(servicer, register),
+            build_app(servicer, register, max_request_bytes),
             log_config=None,
             log_level="warning",
             access_log=False,

@@ -295,3 +295,10 @@ def test_reflection_finds_no_internal_file_by_name_symbol_or_extension(
             b"cardengine.internal.v1.GameRecord", b""
         ).replace(b"cardengine/internal/v1/snapshot.proto", b"")
     assert public.WhichOneof("message_response") == "file_descriptor_response"
+
+
+def test_the_gateway_stops_reading_a_body_far_over_the_limit(web_port: int) -> None:
+    data = b"\x0a" + b"\xff" * 5 * SMALL_LIMIT  # not even looked at: the body is too long
+    status, reason = grpc_web(web_port, "GetGameView", data)
+    assert (status, reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED.value[0], "")
+    assert grpc_web(web_port, "ListGameTypes", b"") == (0, "")  # and it still serves
