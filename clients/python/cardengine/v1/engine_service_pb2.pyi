@@ -453,7 +453,9 @@ class GetActionLogRequest(_message.Message):
     seat: _builtins.int
     """View the log as this seat (token required); unset for a spectator."""
     page_size: _builtins.int
-    """At most this many entries (0: the whole log from the start; at most 1000)."""
+    """At most this many entries: 0 or more than 1000 reads 1000 (a page never costs more; follow
+    next_page_token for the rest).
+    """
     page_token: _builtins.str
     """The next_page_token of the previous page; its other request fields must be the same."""
     from_index: _builtins.int
