@@ -393,8 +393,8 @@ class EngineClient {
     return reply.view;
   }
 
-  // One page of the action log; pageSize 0 is the whole log. Pass the reply's next_page_token
-  // as pageToken (with the same other arguments) for the next page.
+  // One page of the action log; pageSize 0 (or more than 1000) is 1000 entries. Pass the reply's
+  // next_page_token as pageToken (with the same other arguments) for the next page.
   actionLog(gameId, seat, token, { pageSize = 0, pageToken = '', fromIndex = 0 } = {}) {
     const request = { game_id: gameId, seat, page_size: pageSize, page_token: pageToken, from_index: String(fromIndex) };
     return this.call('GetActionLog', request, token, { retry: true });

@@ -239,7 +239,7 @@ class AsyncEngineClient:
         page_token: str = "",
         from_index: int = 0,
     ) -> engine_service_pb2.GetActionLogResponse:
-        """One page of the game's action log (the defaults: the whole log)."""
+        """One page of the game's action log (the defaults: its first 1000 entries)."""
         request = action_log_request(game_id, seat, page_size, page_token, from_index)
         return await self._call(self._stub.GetActionLog, request, token)
 

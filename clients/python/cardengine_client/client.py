@@ -340,7 +340,8 @@ class EngineClient:
     ) -> engine_service_pb2.GetActionLogResponse:
         """One page of the game's action log, as ``seat`` (with its token) or a spectator sees it.
 
-        With the defaults this is the whole log. ``page_size`` caps the entries (at most 1000);
+        With the defaults this is the log's first 1000 entries (a Hearts game's whole log).
+        ``page_size`` caps the entries (0 or more than 1000: 1000);
         pass the response's ``next_page_token`` as ``page_token`` (with the same other
         arguments) for the next page, which starts where this one stopped even if the game
         moved on meanwhile. ``from_index`` starts the first page at that log index.
