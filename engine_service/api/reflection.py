@@ -24,6 +24,8 @@ from cardengine.v1 import errors_pb2  # noqa: F401  (puts errors.proto in the de
 from google.protobuf import descriptor, descriptor_pb2, descriptor_pool
 from grpc_reflection.v1alpha import reflection_pb2 as messages
 
+from engine_service.api.wire import DEFAULT_MAX_REQUEST_BYTES, Unreadable, deserializer, refuse
+
 SERVICE_NAMES: Final = (
     "grpc.reflection.v1.ServerReflection",
     "grpc.reflection.v1alpha.ServerReflection",
@@ -59,8 +61,14 @@ class ReflectionServicer:
     async def ServerReflectionInfo(  # noqa: N802 (the gRPC method's name)
         self, requests: AsyncIterator[messages.ServerReflectionRequest], context: Any
     ) -> AsyncIterator[messages.ServerReflectionResponse]:
-        """One response per request, in order, until the client closes its side."""
+        """One response per request, in order, until the client closes its side.
+
+        A request whose bytes do not parse ends the stream with INVALID_ARGUMENT
+        (:mod:`engine_service.api.wire`).
+        """
         async for request in requests:
+            if isinstance(request, Unreadable):
+                await refuse(context, request)
             yield self.answer(request)
 
     def answer(
@@ -138,12 +146,16 @@ def _rebuilt(file: descriptor.FileDescriptor) -> bytes:
     return proto.SerializeToString()
 
 
-def enable_reflection(service_names: Sequence[str], server: grpc.aio.Server) -> None:
+def enable_reflection(
+    service_names: Sequence[str],
+    server: grpc.aio.Server,
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+) -> None:
     """Serve reflection under both names for ``service_names`` (and reflection itself)."""
     servicer = ReflectionServicer((*service_names, *SERVICE_NAMES), compiled_files())
     handler = grpc.stream_stream_rpc_method_handler(
         servicer.ServerReflectionInfo,
-        request_deserializer=messages.ServerReflectionRequest.FromString,
+        request_deserializer=deserializer(messages.ServerReflectionRequest, max_request_bytes),
         response_serializer=messages.ServerReflectionResponse.SerializeToString,
     )
     server.add_generic_rpc_handlers(

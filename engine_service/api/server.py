@@ -18,7 +18,7 @@ from typing import Any
 
 import grpc
 from cardengine.v1 import engine_service_pb2
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1 import health, health_pb2
 from grpc_health.v1._async import HealthServicer
 
 from engine_service.api import metrics
@@ -30,7 +30,11 @@ from engine_service.api.reflection import enable_reflection
 from engine_service.api.servicer import EngineServicer
 from engine_service.api.timer_workers import TimerWorkers, engine_for, timer_settings
 from engine_service.api.tls import bind
-from engine_service.api.wire import DEFAULT_MAX_REQUEST_BYTES, add_engine_service
+from engine_service.api.wire import (
+    DEFAULT_MAX_REQUEST_BYTES,
+    add_engine_service,
+    add_guarded_service,
+)
 from engine_service.app.engine import Engine
 from engine_service.app.seats import ServiceKeys
 from engine_service.app.timers import TimerSettings, run_timers
@@ -156,11 +160,13 @@ async def build_server(settings: Settings) -> EngineServer:
     servicer = EngineServicer(engine, feed, settings.watch_idle_seconds, keys)
     add_engine_service(servicer, server, settings.max_request_bytes)
     health_servicer = HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    health_service = health_pb2.DESCRIPTOR.services_by_name["Health"]
+    add_guarded_service(health_servicer, health_service, server, settings.max_request_bytes)
     for name in (SERVICE_NAME, ""):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     if settings.reflection:
-        enable_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
+        names = (SERVICE_NAME, health.SERVICE_NAME)
+        enable_reflection(names, server, settings.max_request_bytes)
     port = bind(server, settings)  # TLS when the settings name its files
     if port == 0:
         raise RuntimeError(f"cannot bind {settings.address}")

@@ -10,20 +10,23 @@ the one log line every call writes. The same registration serves the gRPC port a
 gRPC-Web gateway, which both hand calls to one servicer.
 
 The handlers are built from the service descriptor, so a method added to the proto is
-registered like every other one.
+registered like every other one. Services whose handlers are not ours (health checking) are
+registered the same way by :func:`add_guarded_service`, each handler behind a guard that ends
+the call with the marker's status before the handler sees it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 import grpc
 from cardengine.v1 import engine_service_pb2
-from google.protobuf import message_factory
+from google.protobuf import descriptor, message_factory
 
-from engine_service.api.errors import RequestTooLarge
+from engine_service.api.errors import RequestTooLarge, abort, status_for
 from engine_service.core.errors import EngineError, MalformedRequest
 from engine_service.settings import Settings
 
@@ -83,12 +86,40 @@ def deserializer(message_class: Any, max_bytes: int) -> Callable[[bytes], Any]:
     return deserialize
 
 
+async def refuse(context: Any, request: Unreadable) -> None:
+    """End the call with the status of an :class:`Unreadable` request (raises, as abort does)."""
+    await abort(context, status_for(request.error()))
+
+
+def guarded(behaviour: Callable[..., Any]) -> Callable[..., Any]:
+    """``behaviour`` (a handler that knows nothing of markers) behind a marker check."""
+    if inspect.isasyncgenfunction(behaviour):
+
+        async def stream(request: Any, context: Any) -> AsyncIterator[Any]:
+            if isinstance(request, Unreadable):
+                await refuse(context, request)
+            async for reply in behaviour(request, context):
+                yield reply
+
+        return stream
+
+    async def unary(request: Any, context: Any) -> Any:
+        if isinstance(request, Unreadable):
+            await refuse(context, request)
+        return await behaviour(request, context)
+
+    return unary
+
+
 def method_handlers(
-    servicer: object, max_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    servicer: object,
+    max_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    service: descriptor.ServiceDescriptor = SERVICE,
+    guard: bool = False,
 ) -> dict[str, grpc.RpcMethodHandler[Any, Any]]:
-    """Every EngineService method's handler on ``servicer``, by method name."""
+    """Every method's handler on ``servicer``, by method name (``guard``: see :func:`guarded`)."""
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
-    for method in SERVICE.methods:
+    for method in service.methods:
         if method.client_streaming:  # pragma: no cover (the service has none)
             raise TypeError(f"{method.name}: client streams are not registered here")
         request_class = message_factory.GetMessageClass(method.input_type)
@@ -98,8 +129,9 @@ def method_handlers(
             if method.server_streaming
             else grpc.unary_unary_rpc_method_handler
         )
+        behaviour = getattr(servicer, method.name)
         handlers[method.name] = make(
-            getattr(servicer, method.name),
+            guarded(behaviour) if guard else behaviour,
             request_deserializer=deserializer(request_class, max_bytes),
             response_serializer=reply_class.SerializeToString,
         )
@@ -114,7 +146,24 @@ def add_engine_service(
     As the generated ``add_EngineServiceServicer_to_server`` does, but with deserializers
     that never raise (see the module docstring).
     """
-    handlers = method_handlers(servicer, max_bytes)
-    generic = grpc.method_handlers_generic_handler(SERVICE.full_name, handlers)
+    _register(server, SERVICE, method_handlers(servicer, max_bytes))
+
+
+def add_guarded_service(
+    servicer: object,
+    service: descriptor.ServiceDescriptor,
+    server: Any,
+    max_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+) -> None:
+    """Register another service's ``servicer`` (health checking, say), its handlers guarded."""
+    _register(server, service, method_handlers(servicer, max_bytes, service, guard=True))
+
+
+def _register(
+    server: Any,
+    service: descriptor.ServiceDescriptor,
+    handlers: dict[str, grpc.RpcMethodHandler[Any, Any]],
+) -> None:
+    generic = grpc.method_handlers_generic_handler(service.full_name, handlers)
     server.add_generic_rpc_handlers((generic,))
-    server.add_registered_method_handlers(SERVICE.full_name, handlers)
+    server.add_registered_method_handlers(service.full_name, handlers)

@@ -302,3 +302,28 @@ def test_the_gateway_stops_reading_a_body_far_over_the_limit(web_port: int) -> N
     status, reason = grpc_web(web_port, "GetGameView", data)
     assert (status, reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED.value[0], "")
     assert grpc_web(web_port, "ListGameTypes", b"") == (0, "")  # and it still serves
+
+
+def test_health_and_reflection_answer_undecodable_bytes_with_invalid_argument(
+    channel: grpc.Channel,
+) -> None:
+    calls = [
+        lambda: channel.unary_unary("/grpc.health.v1.Health/Check")(NOT_A_MESSAGE, timeout=10),
+        lambda: list(
+            channel.unary_stream("/grpc.health.v1.Health/Watch")(NOT_A_MESSAGE, timeout=10)
+        ),
+        *(
+            lambda name=name: list(
+                channel.stream_stream(f"/{name}/ServerReflectionInfo")(
+                    iter([NOT_A_MESSAGE]), timeout=10
+                )
+            )
+            for name in REFLECTION_NAMES
+        ),
+    ]
+    for call in calls:
+        failure = failure_of(call)
+        assert (failure.code, failure.reason) == (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "REQUEST_UNDECODABLE",
+        )
