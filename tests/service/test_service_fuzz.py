@@ -8,7 +8,8 @@ bytes as before (``DUMP``). A request that succeeds and changes a game (or creat
 takes that game out of the watch and puts a fresh one in; games it creates are ended at
 once so that no bots play on in the background. At the end the server must still answer.
 
-``FUZZ_SEED`` repeats a run; ``FUZZ_CASES`` changes its length.
+A fifth as many cases go through the gRPC-Web gateway, which decodes requests on its own
+path. ``FUZZ_SEED`` repeats a run; ``FUZZ_CASES`` changes its length.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ import redis
 from cardengine.v1 import engine_service_pb2 as api
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from engine_service.devtools.local import free_port, local_service
 from engine_service.store.keys import events_key, game_key, log_key
 from tests.service.fuzz_requests import SERVICE, FuzzCase, Pools, RequestFuzzer
+from tests.service.grpc_web import grpc_web_call
 from tests.service.rpc_helpers import HUMAN, token_md
 
 SEED = int(os.environ.get("FUZZ_SEED", "20261201"))
@@ -40,6 +43,9 @@ CHANGING = frozenset(
 )
 """Methods whose success may change a game or make one."""
 NEVER = (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN)
+GATEWAY_CASES = CASES // 5
+"""Cases sent through the gRPC-Web gateway (unary methods, no credentials)."""
+CODES = {code.value[0]: code for code in grpc.StatusCode}
 
 
 @dataclass
@@ -156,6 +162,24 @@ class Run:
         except grpc.RpcError as error:
             assert error.code() == grpc.StatusCode.FAILED_PRECONDITION, error  # type: ignore[attr-defined]
 
+    def judge(
+        self, index: int, case: FuzzCase, code: grpc.StatusCode, reply: bytes | None
+    ) -> list[str]:
+        """What is wrong with how the service answered the case (nothing, one hopes)."""
+        where = f"seed {SEED} case {index} {case.method.name} ({case.how}, {len(case.data)} bytes)"
+        failures = []
+        if code in NEVER:
+            failures.append(f"{where}: {code.name}, bytes {case.data[:80].hex()}")
+        if code == grpc.StatusCode.OK:
+            self.after_success(case, reply)
+            return failures
+        changed = self.changed_games()
+        if changed:
+            failures.append(f"{where}: refused with {code.name} but changed {changed}")
+            for game_id in changed:
+                self.games[game_id].stored = stored_bytes(self.client, game_id)
+        return failures
+
     def changed_games(self) -> list[str]:
         return [
             game.game_id
@@ -177,21 +201,10 @@ def test_no_generated_request_causes_internal_or_changes_a_refused_game(
     failures: list[str] = []
     refused = 0
     for index in range(CASES):
-        method = methods[index % len(methods)]
-        case = run.fuzzer.case(method)
+        case = run.fuzzer.case(methods[index % len(methods)])
         code, reply = run.call(case)
-        where = f"seed {SEED} case {index} {method.name} ({case.how}, {len(case.data)} bytes)"
-        if code in NEVER:
-            failures.append(f"{where}: {code.name}, bytes {case.data[:80].hex()}")
-        if code == grpc.StatusCode.OK:
-            run.after_success(case, reply)
-            continue
-        refused += 1
-        changed = run.changed_games()
-        if changed:
-            failures.append(f"{where}: refused with {code.name} but changed {changed}")
-            for game_id in changed:
-                run.games[game_id].stored = stored_bytes(run.client, game_id)
+        failures.extend(run.judge(index, case, code, reply))
+        refused += code != grpc.StatusCode.OK
         if len(failures) >= 20:
             break
     assert not failures, "\n".join(failures)
@@ -201,3 +214,24 @@ def test_no_generated_request_causes_internal_or_changes_a_refused_game(
     health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
     assert health.status == health_pb2.HealthCheckResponse.SERVING
     assert len(run.stub.ListGameTypes(api.ListGameTypesRequest(), timeout=10).game_types) == 3
+
+
+def test_the_gateway_answers_generated_requests_without_internal_or_unknown(
+    run: Run, redis_url: str
+) -> None:
+    port = free_port()
+    unary = [method for method in SERVICE.methods if not method.server_streaming]
+    failures: list[str] = []
+    with local_service(redis_url, web_port=port):
+        for index in range(GATEWAY_CASES):
+            case = run.fuzzer.case(unary[index % len(unary)])
+            reply = grpc_web_call(port, case.method.name, case.data)
+            code = CODES.get(reply.status)
+            if code is None:
+                failures.append(f"seed {SEED} case {index}: no grpc-status ({reply.status})")
+                continue
+            failures.extend(run.judge(index, case, code, reply.message))
+            if len(failures) >= 20:
+                break
+        assert not failures, "\n".join(failures)
+        assert grpc_web_call(port, "ListGameTypes", b"").status == 0

@@ -8,10 +8,7 @@ serves the internal snapshot schema.
 
 from __future__ import annotations
 
-import base64
-import http.client
 import logging
-import struct
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -22,12 +19,12 @@ import redis
 from cardengine.v1 import cards_pb2, game_pb2, guandan_pb2, hearts_pb2
 from cardengine.v1 import engine_service_pb2 as api
 from google.protobuf import descriptor_pb2
-from google.rpc import error_details_pb2, status_pb2
 from grpc_reflection.v1alpha import reflection_pb2 as reflection
 
 from engine_service.devtools.local import free_port, local_service
 from engine_service.settings import parse_settings
 from tests.service.fuzz_requests import SERVICE
+from tests.service.grpc_web import grpc_web
 from tests.service.rpc_helpers import (
     HUMAN,
     create,
@@ -81,40 +78,6 @@ def test_bytes_that_are_no_request_are_invalid_argument_with_one_line_and_no_tra
     [line] = rpc_lines(caplog, method.name, 1)
     assert line.result == "REQUEST_UNDECODABLE"  # type: ignore[attr-defined]
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
-
-
-def grpc_web(port: int, method: str, data: bytes) -> tuple[int, str]:
-    """A gRPC-Web call: the grpc-status of its trailer frame and its ErrorInfo reason."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        body = b"\x00" + struct.pack(">I", len(data)) + data
-        headers = {"content-type": "application/grpc-web+proto", "x-grpc-web": "1"}
-        connection.request("POST", f"/{SERVICE.full_name}/{method}", body, headers)
-        reply = connection.getresponse().read()
-    finally:
-        connection.close()
-    offset, status, reason = 0, -1, ""
-    while offset + 5 <= len(reply):  # frames: flag, length, payload
-        flag, length = reply[offset], struct.unpack(">I", reply[offset + 1 : offset + 5])[0]
-        payload = reply[offset + 5 : offset + 5 + length]
-        if flag & 0x80:
-            for line in payload.decode("ascii", "replace").splitlines():
-                name, _, value = line.partition(":")
-                if name.strip().lower() == "grpc-status":
-                    status = int(value.strip())
-                if name.strip().lower() == "grpc-status-details-bin":
-                    reason = reason_of(base64.b64decode(value.strip() + "=="))
-        offset += 5 + length
-    return status, reason
-
-
-def reason_of(details: bytes) -> str:
-    """The ErrorInfo reason of a serialized google.rpc.Status."""
-    for detail in status_pb2.Status.FromString(details).details:
-        info = error_details_pb2.ErrorInfo()
-        if detail.Unpack(info):
-            return str(info.reason)
-    return ""
 
 
 @pytest.fixture(scope="module")

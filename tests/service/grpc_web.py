@@ -1,0 +1,63 @@
+"""gRPC-Web calls as a browser makes them, over plain HTTP, for tests of the gateway."""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import struct
+from dataclasses import dataclass
+
+from google.rpc import error_details_pb2, status_pb2
+
+SERVICE_PATH = "/cardengine.v1.EngineService"
+
+
+@dataclass(frozen=True)
+class WebReply:
+    """What a unary gRPC-Web call answered."""
+
+    status: int
+    reason: str
+    message: bytes | None
+
+
+def grpc_web(port: int, method: str, data: bytes) -> tuple[int, str]:
+    """A gRPC-Web call: the grpc-status of its trailer frame and its ErrorInfo reason."""
+    reply = grpc_web_call(port, method, data)
+    return reply.status, reply.reason
+
+
+def grpc_web_call(port: int, method: str, data: bytes) -> WebReply:
+    """A unary gRPC-Web call: its status, ErrorInfo reason and reply message, if any."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        body = b"\x00" + struct.pack(">I", len(data)) + data
+        headers = {"content-type": "application/grpc-web+proto", "x-grpc-web": "1"}
+        connection.request("POST", f"{SERVICE_PATH}/{method}", body, headers)
+        reply = connection.getresponse().read()
+    finally:
+        connection.close()
+    offset, status, reason, message = 0, -1, "", None
+    while offset + 5 <= len(reply):  # frames: flag, length, payload
+        flag, length = reply[offset], struct.unpack(">I", reply[offset + 1 : offset + 5])[0]
+        payload = reply[offset + 5 : offset + 5 + length]
+        if not flag & 0x80:
+            message = payload
+        else:
+            for line in payload.decode("ascii", "replace").splitlines():
+                name, _, value = line.partition(":")
+                if name.strip().lower() == "grpc-status":
+                    status = int(value.strip())
+                if name.strip().lower() == "grpc-status-details-bin":
+                    reason = reason_of(base64.b64decode(value.strip() + "=="))
+        offset += 5 + length
+    return WebReply(status, reason, message)
+
+
+def reason_of(details: bytes) -> str:
+    """The ErrorInfo reason of a serialized google.rpc.Status."""
+    for detail in status_pb2.Status.FromString(details).details:
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            return str(info.reason)
+    return ""
