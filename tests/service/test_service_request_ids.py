@@ -7,6 +7,7 @@ number of log entries, however long the game (counted with MONITOR, never timed)
 
 from __future__ import annotations
 
+import itertools
 import re
 import uuid
 from collections.abc import Callable, Iterator
@@ -17,7 +18,7 @@ import grpc
 import pytest
 import redis
 from cardengine.v1 import engine_service_pb2 as api
-from cardengine.v1 import game_pb2
+from cardengine.v1 import engine_service_pb2_grpc, game_pb2
 
 from engine_service.app.engine import MAX_PAGE_SIZE
 from engine_service.codec.record import decode_log_entry
@@ -231,20 +232,27 @@ def play_long(stub: Any, redis_client: redis.Redis) -> tuple[str, str, list[Sent
 def monitor(
     redis_client: redis.Redis,
 ) -> Iterator[Callable[[Callable[[], Any]], tuple[Any, list[str]]]]:
-    """Run a call under Redis MONITOR: its result, and the commands Redis ran meanwhile."""
+    """Run a call under Redis MONITOR: its result, and the commands clients sent meanwhile.
+
+    Commands that scripts ran are left out (they are the script's, not a client's read).
+    """
     with redis_client.monitor() as watching:
 
-        def commands(call: Callable[[], Any]) -> tuple[Any, list[str]]:
-            marker = f"end-{uuid.uuid4()}"
-            result = call()
+        def until(marker: str) -> list[str]:
             redis_client.echo(marker)
             seen = []
             for _ in range(MONITORED_COMMANDS):
-                command = watching.next_command()["command"]
-                if marker in command:
-                    return result, seen
-                seen.append(command)
-            raise AssertionError("the end marker never came")
+                found = watching.next_command()
+                if marker in found["command"]:
+                    return seen
+                if found.get("client_type") != "lua":
+                    seen.append(found["command"])
+            raise AssertionError(f"the marker {marker} never came")
+
+        def commands(call: Callable[[], Any]) -> tuple[Any, list[str]]:
+            until(f"start-{uuid.uuid4()}")
+            result = call()
+            return result, until(f"end-{uuid.uuid4()}")
 
         yield commands
 
@@ -258,6 +266,31 @@ def entries_read(commands: list[str], game_id: str) -> list[int]:
             start, stop = int(found[1]), int(found[2])
             counts.append(10**9 if stop < 0 else stop - start + 1)
     return counts
+
+
+def test_copies_that_lose_the_race_answer_from_the_stored_reply_without_loading_again(
+    stub, redis_client, monitor, second_server
+):
+    """Copies spread over two server processes; a loser's compare-and-set hands it the reply."""
+    created = stub.CreateGame(create_request(str(uuid.uuid4()), seed=61))
+    token = tokens_of(created)[0]
+    seat_view = turn_of(stub, created.game_id, 0, token, view(stub, created.game_id, 0, token))
+    request = submit_request(
+        created.game_id, 0, first_legal(seat_view), seat_view.version, str(uuid.uuid4())
+    )
+    copies = COPIES[1]
+    with grpc.insecure_channel(second_server) as channel:
+        stubs = itertools.cycle([stub, engine_service_pb2_grpc.EngineServiceStub(channel)])
+        replies, commands = monitor(
+            lambda: at_once(
+                lambda: next(stubs).SubmitAction.future(request, metadata=token_md(token)), copies
+            )
+        )
+    assert all(isinstance(reply, api.SubmitActionResponse) for reply in replies), replies
+    assert all(reply == replies[0] for reply in replies)
+    reply_field = f"r:0:{request.request_id}"
+    loads = [c for c in commands if c.startswith("HMGET") and reply_field in c]
+    assert len(loads) == copies, "each copy loads the game once, losers answer from the script"
 
 
 def test_a_retry_reads_a_bounded_part_of_the_log_however_long(stub, redis_client, monitor):
