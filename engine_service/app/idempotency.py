@@ -80,6 +80,8 @@ def replayed_version(reply: bytes, request: Request) -> int:
     >>> request = Request("r1", bytes(32))
     >>> replayed_version(move_reply(7, request), request)
     7
+    >>> replayed_version((9).to_bytes(8, "big"), request)  # stored before fingerprints
+    9
 
     Raises:
         MalformedRequest: REQUEST_ID_REUSED, the id answered another request.
