@@ -281,8 +281,7 @@ REASONS: Final[Mapping[str, tuple[Texts, ...]]] = MappingProxyType(
         "SERVICE_KEY_SCOPE": (
             _t(
                 "This service key lacks the scope {scope}, which this call needs.",
-                "A esta clave del servicio le falta el permiso {scope}, que necesita esta "
-                "llamada.",
+                "A esta clave del servicio le falta el permiso {scope}, que necesita esta llamada.",
                 "Cette clé du service n'a pas la portée {scope}, qu'il faut pour cet appel.",
                 "Diesem Schlüssel des Dienstes fehlt die Berechtigung {scope} für diesen Aufruf.",
                 "Deze sleutel van de dienst mist de bevoegdheid {scope} voor deze aanroep.",
