@@ -29,26 +29,19 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import Any, Final, cast
 
 import grpc
 from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from engine_service.api.errors import DOMAIN, abort, unexpected_status
-from engine_service.api.metrics import SERVICE_NAME
+from engine_service.api.interceptors import AioInterceptor, EngineServiceInterceptor, Handler
 from engine_service.api.servicer import ADMIN_HEADER, SERVICE_KEY_HEADER, language_of, metadata_of
 from engine_service.app.seats import ADMIN, CREATE, LIST, ServiceKey, ServiceKeys, call_scope
 from engine_service.i18n import explain
 from engine_service.settings import Settings
 from engine_service.store.quota import KeyQuotas
-
-if TYPE_CHECKING:  # generic only in the type stubs
-    _Handler = grpc.RpcMethodHandler[Any, Any]
-    _AioInterceptor = grpc.aio.ServerInterceptor[Any, Any]
-else:
-    _Handler = grpc.RpcMethodHandler
-    _AioInterceptor = grpc.aio.ServerInterceptor
 
 Context = grpc.aio.ServicerContext[Any, Any]
 _Unary = Callable[[Any, Context], Awaitable[Any]]
@@ -230,33 +223,12 @@ class Door:
                 await self._quotas.take_back_game(admission.key.name, admission.game)
 
 
-class AccessInterceptor(_AioInterceptor):
-    """Runs :class:`Door` before every EngineService handler; other services pass through.
-
-    The guarded handler of each method is built once and reused (gRPC asks for a handler on
-    every call), so the metrics interceptor outside it keeps its own cache.
-    """
+class AccessInterceptor(EngineServiceInterceptor):
+    """Runs :class:`Door` before every EngineService handler; other services pass through."""
 
     def __init__(self, door: Door) -> None:
+        super().__init__()
         self._door = door
-        self._guarded: dict[str, tuple[_Handler, _Handler]] = {}
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[_Handler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> _Handler:
-        """The EngineService handler of this call behind the door."""
-        handler = await continuation(handler_call_details)
-        cached = self._guarded.get(handler_call_details.method)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        service, _, method = handler_call_details.method.rpartition("/")
-        if handler is None or service != f"/{SERVICE_NAME}":
-            return handler
-        guarded = self._guard(method, handler)
-        self._guarded[handler_call_details.method] = (handler, guarded)
-        return guarded
 
     async def _admit(self, method: str, request: Any, context: Context) -> Admission:
         """The admission, or the call ended with the refusal's status (logged as one line)."""
@@ -281,7 +253,8 @@ class AccessInterceptor(_AioInterceptor):
         await abort(context, status)
         raise AssertionError("abort() always raises")  # pragma: no cover
 
-    def _guard(self, method: str, handler: _Handler) -> _Handler:
+    def wrap(self, method: str, handler: Handler) -> Handler:
+        """``handler`` behind the door: admitted first, a refused create's game given back."""
         door = self._door
         admit = self._admit
         if handler.unary_unary is not None:
@@ -317,7 +290,7 @@ class AccessInterceptor(_AioInterceptor):
         return handler
 
 
-def access_interceptors(settings: Settings, client: Any) -> list[_AioInterceptor]:
+def access_interceptors(settings: Settings, client: Any) -> list[AioInterceptor]:
     """The door for the configured keys over ``client`` (the store's Redis); none without keys.
 
     Raises:

@@ -25,15 +25,16 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable, Iterator
+from typing import Any, Final
 
 import grpc
-from cardengine.v1 import engine_service_pb2, game_pb2
+from cardengine.v1 import game_pb2
 from google.rpc import error_details_pb2, status_pb2
 from prometheus_client import REGISTRY, Counter, Gauge, Histogram, start_http_server
 
-SERVICE_NAME: Final = engine_service_pb2.DESCRIPTOR.services_by_name["EngineService"].full_name
+from engine_service.api.interceptors import EngineServiceInterceptor, Handler
+
 ACTIVE_WINDOW_SECONDS: Final = 300.0
 """A game counts as active this long after its last create or move."""
 
@@ -130,43 +131,17 @@ def _record(
     REJECTIONS.labels(method, code_name, _reason_of(context)).inc()
 
 
-if TYPE_CHECKING:  # generic only in the type stubs
-    _Handler = grpc.RpcMethodHandler[Any, Any]
-    _AioInterceptor = grpc.aio.ServerInterceptor[Any, Any]
-else:
-    _Handler = grpc.RpcMethodHandler
-    _AioInterceptor = grpc.aio.ServerInterceptor
+class MetricsInterceptor(EngineServiceInterceptor):
+    """Times every unary EngineService call and counts its outcome; streams pass through."""
 
-
-class MetricsInterceptor(_AioInterceptor):
-    """Times every unary EngineService call and counts its outcome.
-
-    Streams and other services pass through untouched. The timed handler of each method is
-    built once and reused, since gRPC asks for a handler on every call.
-    """
-
-    def __init__(self) -> None:
-        self._timed: dict[str, tuple[_Handler, _Handler]] = {}
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[_Handler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> _Handler:
-        """Wrap the EngineService handler of this call, if it is a unary one."""
-        handler = await continuation(handler_call_details)
-        cached = self._timed.get(handler_call_details.method)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        service, _, method = handler_call_details.method.rpartition("/")
-        if handler is None or service != f"/{SERVICE_NAME}" or handler.unary_unary is None:
+    def wrap(self, method: str, handler: Handler) -> Handler:
+        """The unary ``handler`` with its calls timed and counted; a stream's as it is."""
+        if handler.unary_unary is None:
             return handler
-        timed = _timed(method, handler.unary_unary, handler)
-        self._timed[handler_call_details.method] = (handler, timed)
-        return timed
+        return _timed(method, handler.unary_unary, handler)
 
 
-def _timed(method: str, behaviour: Callable[[Any, Any], Any], handler: _Handler) -> _Handler:
+def _timed(method: str, behaviour: Callable[[Any, Any], Any], handler: Handler) -> Handler:
     """``handler`` (whose unary behaviour is ``behaviour``) with its calls timed and counted."""
     latency = RPC_DURATION.labels(method)
 

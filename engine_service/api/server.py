@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-from cardengine.v1 import engine_service_pb2
 from grpc_health.v1 import health, health_pb2
 from grpc_health.v1._async import HealthServicer
 
@@ -25,6 +24,7 @@ from engine_service.api import metrics
 from engine_service.api.access import access_interceptors
 from engine_service.api.drain import Drain, backlog_seconds, drain_on_signals
 from engine_service.api.health_probe import RedisHealth
+from engine_service.api.interceptors import SERVICE_NAME
 from engine_service.api.logs import configure_logging
 from engine_service.api.reflection import enable_reflection
 from engine_service.api.servicer import EngineServicer
@@ -44,7 +44,6 @@ from engine_service.store.redis_feed import RedisEventFeed
 from engine_service.store.redis_store import RedisGameStore
 from engine_service.web.gateway import WebGateway
 
-SERVICE_NAME = engine_service_pb2.DESCRIPTOR.services_by_name["EngineService"].full_name
 REDIS_CONNECTIONS = 64
 log = logging.getLogger(__name__)
 
