@@ -12,6 +12,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -22,6 +23,7 @@ from cardengine.v1 import engine_service_pb2_grpc
 
 from engine_service.app.seats import parse_key_spec, token_hash
 from engine_service.devtools.local import local_service
+from engine_service.store.quota import games_key, rate_key
 from tests.service.keyed import Key, new_key, refusal, server_process
 from tests.service.rpc_helpers import HUMAN
 
@@ -144,6 +146,34 @@ def test_a_key_creates_at_most_its_games_per_window(redis_url: str) -> None:
         assert [v.subject for v in found.quota] == [f"service_key:{key.name}"]
         # A retry of a game already counted is answered, not refused.
         assert creating(stub, key, request_id=request_id)().game_id == second.game_id
+
+
+def test_a_retried_create_takes_a_call_token_but_never_a_second_game(
+    redis_url: str, redis_client: Any
+) -> None:
+    """A CreateGame sent again with its request_id (as clients do after UNAVAILABLE).
+
+    The repeat is a call, so it takes one token from the bucket like any call; the game it
+    names was counted when it was made, so it takes no second place in the games window, even
+    with copies sent at once.
+    """
+    key = new_key("create", "rate=0.001,burst=9,games=2")
+    with keyed_stub(redis_url, key) as stub:
+        request_id = str(uuid.uuid4())
+        first = creating(stub, key, request_id=request_id)()
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            copies = list(pool.map(lambda _: creating(stub, key, request_id=request_id)(), "abc"))
+        assert {copy.game_id for copy in copies} == {first.game_id}
+        assert redis_client.zcard(games_key(key.name)) == 1
+        assert 9 - float(redis_client.hget(rate_key(key.name), "t")) == pytest.approx(4, abs=0.1)
+        creating(stub, key)()  # the second game fits: the copies left room for it
+        found = refusal(creating(stub, key))
+        assert found.reason == "GAME_QUOTA_EXCEEDED"
+        assert creating(stub, key, request_id=request_id)().game_id == first.game_id
+        assert redis_client.zcard(games_key(key.name)) == 2
+        for _ in range(2):  # 7 calls so far: two tokens are left, then none
+            creating(stub, key, request_id=request_id)()
+        assert refusal(creating(stub, key, request_id=request_id)).reason == "RATE_LIMITED"
 
 
 def test_two_server_processes_share_a_keys_bucket(redis_url: str) -> None:
