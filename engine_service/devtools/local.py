@@ -15,8 +15,10 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import redis
 
@@ -50,6 +52,35 @@ def _wait_for_redis(url: str, process: subprocess.Popen[bytes]) -> None:
             client.close()
 
 
+@dataclass(frozen=True)
+class RedisTls:
+    """PEM files for a TLS-only ``redis-server`` and for its clients.
+
+    With a client certificate the server requires one (``--tls-auth-clients yes``) and the URL
+    it yields shows this one; without, clients need only trust ``ca``.
+    """
+
+    ca: Path
+    cert: Path
+    key: Path
+    client_cert: Path | None = None
+    client_key: Path | None = None
+
+    def server_args(self, port: int) -> list[str]:
+        """Options serving TLS on ``port`` and nothing in plaintext."""
+        clients = "yes" if self.client_cert else "no"
+        files = ["--tls-cert-file", str(self.cert), "--tls-key-file", str(self.key)]
+        files += ["--tls-ca-cert-file", str(self.ca), "--tls-auth-clients", clients]
+        return ["--port", "0", "--tls-port", str(port), *files]
+
+    def url(self, port: int) -> str:
+        """``rediss://`` to ``port``, its query naming the files (as the service reads them)."""
+        query = {"ssl_ca_certs": str(self.ca)}
+        if self.client_cert and self.client_key:
+            query |= {"ssl_certfile": str(self.client_cert), "ssl_keyfile": str(self.client_key)}
+        return f"rediss://127.0.0.1:{port}/0?{urlencode(query)}"
+
+
 @contextlib.contextmanager
 def redis_server(
     data_dir: Path | None = None,
@@ -57,6 +88,7 @@ def redis_server(
     port: int | None = None,
     args: Sequence[str] = (),
     config: str | None = None,
+    tls: RedisTls | None = None,
 ) -> Iterator[str]:
     """Run ``redis-server`` on loopback; yields its URL and stops it on exit.
 
@@ -64,7 +96,8 @@ def redis_server(
     (:mod:`engine_service.store.preflight`). With ``data_dir`` the data stays there; without, it
     lives in a temporary folder that is removed afterwards. ``args`` are more options (a
     cluster node's, a replica's); ``config`` the text of a config file the server is started
-    with and may rewrite (a sentinel needs one).
+    with and may rewrite (a sentinel needs one). With ``tls`` it speaks only TLS and the URL
+    is a ``rediss://`` one (:meth:`RedisTls.url`).
     """
     binary = shutil.which("redis-server")
     if binary is None:
@@ -79,7 +112,8 @@ def redis_server(
         if config is not None:
             (folder / "redis.conf").write_text(config)
             command.append(str(folder / "redis.conf"))
-        command += ["--bind", "127.0.0.1", "--port", str(port), "--dir", str(folder)]
+        listen = tls.server_args(port) if tls else ["--port", str(port)]
+        command += ["--bind", "127.0.0.1", *listen, "--dir", str(folder)]
         log = stack.enter_context((folder / "redis.log").open("ab"))
         # Its own session: a Ctrl-C meant for the service must not stop Redis before the drain.
         process = subprocess.Popen(
@@ -88,7 +122,7 @@ def redis_server(
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        url = f"redis://127.0.0.1:{port}/0"
+        url = tls.url(port) if tls else f"redis://127.0.0.1:{port}/0"
         try:
             _wait_for_redis(url, process)
             yield url
