@@ -1,12 +1,12 @@
 """Python client for the card-game engine service.
 
 ``EngineClient`` wraps the generated ``cardengine.v1`` stubs: it sends seat tokens, retries
-UNAVAILABLE, and raises one exception class per status family (``IllegalAction`` carries the
-broken rule's ID). ``EngineClient.watch`` follows a game live and resumes by itself after a
-drop. ``create_game`` takes a turn ``Clock`` and labels; a backend manages its tables with
-``list_games``, ``get_game``, ``update_seat``, ``end_game`` and ``rematch_game`` (with the
-game's admin token or a ``service_key``), and a player leaves with ``leave_game``.
-``choose_cards`` turns a view's ``CardChoice`` (the Hearts pass) into an action.
+UNAVAILABLE (and waits out a service key's RATE_LIMITED), and raises one exception class per status
+family (``IllegalAction`` carries the broken rule's ID). ``EngineClient.watch`` follows a game live
+and resumes by itself after a drop. ``create_game`` takes a turn ``Clock`` and labels; a backend
+manages its tables with ``list_games``, ``get_game``, ``update_seat``, ``end_game`` and
+``rematch_game`` (with the game's admin token or a ``service_key``), and a player leaves with
+``leave_game``. ``choose_cards`` turns a view's ``CardChoice`` (the Hearts pass) into an action.
 ``cardengine_client.terminal`` is a playable terminal game built on it.
 
 >>> with EngineClient("127.0.0.1:50051") as client:  # doctest: +SKIP
@@ -55,6 +55,7 @@ from cardengine_client.errors import (
     EngineError,
     FieldViolation,
     GameNotOver,
+    GameQuotaExceeded,
     IllegalAction,
     Internal,
     InvalidArgument,
@@ -62,6 +63,9 @@ from cardengine_client.errors import (
     NotFound,
     NothingToChange,
     PermissionDenied,
+    QuotaExceeded,
+    QuotaViolation,
+    RateLimited,
     RequestIdReused,
     SeatPlayedByBot,
     ServiceKeyInvalid,
@@ -90,6 +94,7 @@ __all__ = [
     "EngineError",
     "FieldViolation",
     "GameNotOver",
+    "GameQuotaExceeded",
     "GameWatch",
     "IllegalAction",
     "Internal",
@@ -98,6 +103,9 @@ __all__ = [
     "NotFound",
     "NothingToChange",
     "PermissionDenied",
+    "QuotaExceeded",
+    "QuotaViolation",
+    "RateLimited",
     "RequestIdReused",
     "SeatPlayedByBot",
     "ServiceKeyInvalid",

@@ -1,6 +1,7 @@
 """What the blocking and the asyncio clients share: everything but the I/O.
 
-Request building, call metadata, the retry rule (UNAVAILABLE only, exponential backoff) and
+Request building, call metadata, the retry rule (UNAVAILABLE with exponential backoff,
+RATE_LIMITED after the delay the service names, both for calls safe to repeat only) and
 the bookkeeping that lets a ``WatchGame`` stream resume from the last version live here, so
 :mod:`cardengine_client.client` and :mod:`cardengine_client.aio` differ only in how they wait
 and how they read from the wire.
@@ -20,6 +21,7 @@ from google.protobuf import duration_pb2
 from cardengine_client.errors import (
     EngineError,
     Internal,
+    RateLimited,
     Unavailable,
     VersionExpired,
     WatcherTooSlow,
@@ -161,6 +163,10 @@ class ClientSettings:
         timeout: deadline of each attempt, in seconds (``None``: no deadline).
         language: an ``accept-language`` value sent with every call.
         service_key: an ``x-service-key`` value sent with every call (for backends).
+        rate_limit_waits: how many times a call refused with RATE_LIMITED waits out the
+            ``retry_delay`` and is sent again (0: never).
+        max_rate_limit_wait: the longest such wait, in seconds: a refusal that asks for a
+            longer one is raised at once.
     """
 
     def __init__(
@@ -171,14 +177,21 @@ class ClientSettings:
         timeout: float | None,
         language: str | None,
         service_key: str | None = None,
+        rate_limit_waits: int = 3,
+        max_rate_limit_wait: float = 5.0,
     ) -> None:
-        if retries < 0:
-            raise ValueError(f"retries must be at least 0, got {retries}")
+        if retries < 0 or rate_limit_waits < 0:
+            raise ValueError(
+                f"retries and rate_limit_waits must be at least 0, got {retries}, "
+                f"{rate_limit_waits}"
+            )
         self.retries = retries
         self.backoff = backoff
         self.timeout = timeout
         self.language = language
         self.service_key = service_key
+        self.rate_limit_waits = rate_limit_waits
+        self.max_rate_limit_wait = max_rate_limit_wait
 
     def metadata(self, token: str | None, admin_token: str | None = None) -> Metadata:
         """The seat token, the admin token, the service key and the language, as far as set."""
@@ -194,18 +207,52 @@ class ClientSettings:
         """Seconds to wait before retry number ``attempt`` (from 0): the backoff, doubled."""
         return self.backoff * float(2**attempt)
 
-    def retry(self, error: EngineError, attempt: int, *, idempotent: bool = True) -> bool:
-        """Whether a unary call that failed with ``error`` on try ``attempt`` is sent again.
+    def retries_of(self, *, idempotent: bool) -> CallRetries:
+        """The retry bookkeeping of one unary call (see :class:`CallRetries`)."""
+        return CallRetries(self, idempotent=idempotent)
 
-        Only UNAVAILABLE, and only calls that are safe to repeat: reads, and the calls that
-        carry a request id (``create_game`` and ``submit`` resend the same ``request_id``, so
-        even a reply lost after the service acted is answered again, never acted on twice).
-        Table changes (``leave_game``, ``update_seat``, ``end_game``, ``rematch_game``) carry
-        no request id, so they are never sent twice: an UNAVAILABLE whose request did arrive
-        after all would come back as a second change or a confusing refusal. The caller can
-        look with ``get_game`` and decide.
-        """
-        return idempotent and error.code is grpc.StatusCode.UNAVAILABLE and attempt < self.retries
+
+class CallRetries:
+    """When one unary call is sent again, and after how long.
+
+    Only calls that are safe to repeat: reads, and the calls that carry a request id
+    (``create_game`` and ``submit`` resend the same ``request_id``, so even a reply lost after
+    the service acted is answered again, never acted on twice). Table changes
+    (``leave_game``, ``update_seat``, ``end_game``, ``rematch_game``) carry no request id, so
+    they are never sent twice: an UNAVAILABLE whose request did arrive after all would come
+    back as a second change or a confusing refusal. The caller can look with ``get_game`` and
+    decide. A RATE_LIMITED table change is raised at once too, so the caller decides when.
+
+    Of those calls, UNAVAILABLE is retried ``retries`` times with doubling backoff, and
+    :class:`RateLimited` (the service key's bucket is empty; nothing was done) waits the
+    ``retry_delay`` the service names, ``rate_limit_waits`` times, each wait at most
+    ``max_rate_limit_wait`` seconds. A repeat is a call: it takes a token from the key's
+    bucket, but a ``create_game`` repeated with its request id never counts a second game.
+    """
+
+    def __init__(self, settings: ClientSettings, *, idempotent: bool) -> None:
+        self._settings = settings
+        self._idempotent = idempotent
+        self._unavailable = 0
+        self._rate_limited = 0
+
+    def wait_after(self, error: EngineError) -> float | None:
+        """Seconds to wait before sending the call again after ``error``; ``None``: raise it."""
+        settings = self._settings
+        if not self._idempotent:
+            return None
+        if error.code is grpc.StatusCode.UNAVAILABLE and self._unavailable < settings.retries:
+            self._unavailable += 1
+            return settings.delay(self._unavailable - 1)
+        if isinstance(error, RateLimited) and self._rate_limited < settings.rate_limit_waits:
+            delay = error.retry_delay
+            if delay is None:
+                delay = settings.delay(self._rate_limited)
+            if delay > settings.max_rate_limit_wait:
+                return None
+            self._rate_limited += 1
+            return delay
+        return None
 
 
 def create_game_request(

@@ -1,9 +1,9 @@
 """The asyncio flavour of :class:`~cardengine_client.EngineClient`, on ``grpc.aio``.
 
 The same methods with the same arguments, awaited; the same typed errors from
-:mod:`cardengine_client.errors`; the same retry of UNAVAILABLE (``submit`` keeps its
-``request_id``); ``watch`` is an async iterator that resumes by itself. Requests, metadata,
-the retry rule and the watch bookkeeping come from the code the blocking client uses
+:mod:`cardengine_client.errors`; the same retry of UNAVAILABLE and wait on RATE_LIMITED (``submit``
+keeps its ``request_id``); ``watch`` is an async iterator that resumes by itself. Requests,
+metadata, the retry rule and the watch bookkeeping come from the code the blocking client uses
 (``cardengine_client._shared``), so the two behave alike by construction.
 
 >>> async def main():  # doctest: +SKIP
@@ -57,7 +57,8 @@ class AsyncEngineClient:
         target: ``"host:port"`` of the service (ignored when ``channel`` is given).
         channel: a ready ``grpc.aio`` channel to use instead; the caller keeps it and
             :meth:`close` leaves it open.
-        retries, backoff, timeout, language, service_key, tls: as for ``EngineClient``.
+        retries, backoff, timeout, language, service_key, tls, rate_limit_waits,
+            max_rate_limit_wait: as for ``EngineClient``.
 
     Raises (from every call):
         EngineError: a subclass per status family, see :mod:`cardengine_client.errors`.
@@ -74,6 +75,8 @@ class AsyncEngineClient:
         language: str | None = None,
         service_key: str | None = None,
         tls: Tls | None = None,
+        rate_limit_waits: int = 3,
+        max_rate_limit_wait: float = 5.0,
     ) -> None:
         self._settings = ClientSettings(
             retries=retries,
@@ -81,6 +84,8 @@ class AsyncEngineClient:
             timeout=timeout,
             language=language,
             service_key=service_key,
+            rate_limit_waits=rate_limit_waits,
+            max_rate_limit_wait=max_rate_limit_wait,
         )
         self._owns_channel = channel is None
         if channel is None:
@@ -321,18 +326,21 @@ class AsyncEngineClient:
         admin_token: str | None = None,
         idempotent: bool = True,
     ) -> _Response:
-        """Run one unary call, retrying UNAVAILABLE with exponential backoff if idempotent."""
+        """Run one unary call; if idempotent, retry UNAVAILABLE and wait out RATE_LIMITED.
+
+        The retries are bounded by the settings (:class:`~cardengine_client._shared.CallRetries`).
+        """
         metadata = self._settings.metadata(token, admin_token)
-        attempt = 0
+        retries = self._settings.retries_of(idempotent=idempotent)
         while True:
             try:
                 return await method(request, timeout=self._settings.timeout, metadata=metadata)
             except grpc.aio.AioRpcError as rpc_error:
                 error = from_rpc_error(rpc_error)
-                if not self._settings.retry(error, attempt, idempotent=idempotent):
+                delay = retries.wait_after(error)
+                if delay is None:
                     raise error from rpc_error
-            await asyncio.sleep(self._settings.delay(attempt))
-            attempt += 1
+            await asyncio.sleep(delay)
 
 
 class AsyncGameWatch(AsyncIterator[WatchItem]):

@@ -1,11 +1,13 @@
 """A blocking client for the engine service that raises typed exceptions.
 
-Every call goes through :meth:`EngineClient._call`, which turns ``grpc.RpcError`` into the
-classes of :mod:`cardengine_client.errors` and retries UNAVAILABLE only: that code promises
-the request was not processed. ABORTED (a stale ``expected_version``) is raised at once,
-because the right reaction is to reload the view and decide again, which only the caller can
-do. ``submit`` keeps one ``request_id`` across its retries, so a retry whose first attempt did
-reach the service is answered from the service's idempotency record instead of applied twice.
+Every call goes through :meth:`EngineClient._call`, which turns ``grpc.RpcError`` into the classes
+of :mod:`cardengine_client.errors` and retries UNAVAILABLE (that code promises the request was not
+processed) and RATE_LIMITED (refused at the door, after the ``retry_delay`` the service names), for
+calls that are safe to repeat only, a bounded number of times. ABORTED (a stale
+``expected_version``) is raised at once, because the right reaction is to reload the view and decide
+again, which only the caller can do. ``submit`` keeps one ``request_id`` across its retries, so a
+retry whose first attempt did reach the service is answered from the service's idempotency record
+instead of applied twice.
 
 :meth:`EngineClient.watch` follows a game as it is played (the ``WatchGame`` stream). Watching
 changes nothing, so it may be re-opened freely: after a dropped connection, UNAVAILABLE or
@@ -91,6 +93,11 @@ class EngineClient:
         tls: speak TLS (:class:`~cardengine_client.tls.Tls`: the roots to trust and, for
             mutual TLS, the client's certificate); ``None``: plaintext (ignored with
             ``channel``).
+        rate_limit_waits: how many times a read, ``create_game`` or ``submit`` refused with
+            RATE_LIMITED (the service key's bucket is empty) waits the ``retry_delay`` the
+            service names and is sent again (0: never); table changes never are.
+        max_rate_limit_wait: the longest such wait in seconds; a refusal asking for longer is
+            raised at once (:class:`~cardengine_client.errors.RateLimited`).
 
     Raises (from every call):
         EngineError: a subclass per status family, see :mod:`cardengine_client.errors`.
@@ -107,6 +114,8 @@ class EngineClient:
         language: str | None = None,
         service_key: str | None = None,
         tls: Tls | None = None,
+        rate_limit_waits: int = 3,
+        max_rate_limit_wait: float = 5.0,
     ) -> None:
         self._settings = ClientSettings(
             retries=retries,
@@ -114,6 +123,8 @@ class EngineClient:
             timeout=timeout,
             language=language,
             service_key=service_key,
+            rate_limit_waits=rate_limit_waits,
+            max_rate_limit_wait=max_rate_limit_wait,
         )
         self._owns_channel = channel is None
         if channel is None:
@@ -462,18 +473,21 @@ class EngineClient:
         admin_token: str | None = None,
         idempotent: bool = True,
     ) -> _Response:
-        """Run one unary call, retrying UNAVAILABLE with exponential backoff if idempotent."""
+        """Run one unary call; if idempotent, retry UNAVAILABLE and wait out RATE_LIMITED.
+
+        The retries are bounded by the settings (:class:`~cardengine_client._shared.CallRetries`).
+        """
         metadata = self._settings.metadata(token, admin_token)
-        attempt = 0
+        retries = self._settings.retries_of(idempotent=idempotent)
         while True:
             try:
                 return method(request, timeout=self._settings.timeout, metadata=metadata)
             except grpc.RpcError as rpc_error:
                 error = from_rpc_error(rpc_error)
-                if not self._settings.retry(error, attempt, idempotent=idempotent):
+                delay = retries.wait_after(error)
+                if delay is None:
                     raise error from rpc_error
-            time.sleep(self._settings.delay(attempt))
-            attempt += 1
+            time.sleep(delay)
 
 
 class GameWatch(Iterator[WatchItem]):

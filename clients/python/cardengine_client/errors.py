@@ -1,11 +1,12 @@
 """Typed exceptions for the engine's gRPC errors, read from the rich ``google.rpc.Status``.
 
-The service sends every error as a ``google.rpc.Status`` whose details hold an ``ErrorInfo``
-(a stable ``reason`` such as ``MUST_FOLLOW_SUIT`` and ``metadata`` such as ``{"ruleId":
-"H-R4"}``), plus a ``PreconditionFailure`` for rule breaks or a ``BadRequest`` for malformed
-fields, and a ``LocalizedMessage`` explaining the error in the language the call asked for
-(``EngineClient(..., language="fr")``; English otherwise). Callers should branch on the
-exception class and ``reason``, never on the message texts.
+The service sends every error as a ``google.rpc.Status`` whose details hold an ``ErrorInfo`` (a
+stable ``reason`` such as ``MUST_FOLLOW_SUIT`` and ``metadata`` such as ``{"ruleId": "H-R4"}``),
+plus a ``PreconditionFailure`` for rule breaks, a ``BadRequest`` for malformed fields or a
+``RetryInfo`` and ``QuotaFailure`` for a service key over its quota, and a ``LocalizedMessage``
+explaining the error in the language the call asked for (``EngineClient(..., language="fr")``;
+English otherwise). Callers should branch on the exception class and ``reason``, never on the
+message texts.
 
 The conversion is split in two: :func:`from_status` is a pure function of a status code and
 a status proto (easy to test), and :func:`from_rpc_error` only extracts those two from a
@@ -49,6 +50,13 @@ class FieldViolation(NamedTuple):
     description: str
 
 
+class QuotaViolation(NamedTuple):
+    """One entry of a ``google.rpc.QuotaFailure``: whose quota (``"service_key:<name>"``), which."""
+
+    subject: str
+    description: str
+
+
 class EngineError(Exception):
     """An error returned by the engine service (or by the transport on the way to it).
 
@@ -65,6 +73,9 @@ class EngineError(Exception):
         localized_message: the ``LocalizedMessage`` text, for showing to people (empty when
             the status carried none).
         locale: the ``LocalizedMessage`` locale, e.g. ``"fr"``.
+        retry_delay: the ``RetryInfo`` delay in seconds, when the service said how long to
+            wait before trying again (``None`` when it did not).
+        quota_violations: the ``QuotaFailure`` entries.
     """
 
     def __init__(
@@ -79,6 +90,8 @@ class EngineError(Exception):
         field_violations: Iterable[FieldViolation] = (),
         localized_message: str = "",
         locale: str = "",
+        retry_delay: float | None = None,
+        quota_violations: Iterable[QuotaViolation] = (),
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -90,6 +103,8 @@ class EngineError(Exception):
         self.field_violations = list(field_violations)
         self.localized_message = localized_message
         self.locale = locale
+        self.retry_delay = retry_delay
+        self.quota_violations = list(quota_violations)
 
     @property
     def rule_id(self) -> str | None:
@@ -132,9 +147,10 @@ class Aborted(EngineError):
 class Unavailable(EngineError):
     """UNAVAILABLE, DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED: the service could not answer now.
 
-    Unary calls retry only UNAVAILABLE, because only it guarantees nothing was done. A watch
-    changes nothing, so ``EngineClient.watch`` resumes after UNAVAILABLE and
-    :class:`WatcherTooSlow` alike.
+    Unary calls retry UNAVAILABLE, because only it guarantees nothing was done, and wait out
+    :class:`RateLimited` (the call was refused before it did anything), both only for calls
+    that are safe to repeat. A watch changes nothing, so ``EngineClient.watch`` resumes after
+    UNAVAILABLE and :class:`WatcherTooSlow` alike.
     """
 
 
@@ -152,6 +168,33 @@ class WatcherTooSlow(Unavailable):
 
     Nothing is lost: watching again from the last version received continues without a gap,
     which ``EngineClient.watch`` does by itself (up to its retry limit).
+    """
+
+
+class QuotaExceeded(Unavailable):
+    """RESOURCE_EXHAUSTED from a service key's quota: the call was refused, nothing was done.
+
+    ``retry_delay`` says in how many seconds it would fit, ``quota_violations`` which key's
+    quota it met, ``metadata["key"]`` the key's name.
+    """
+
+
+class RateLimited(QuotaExceeded):
+    """RESOURCE_EXHAUSTED with reason RATE_LIMITED: the service key made too many calls.
+
+    A token comes back to the key's bucket within ``retry_delay`` seconds. The clients wait
+    that long and send a call that is safe to repeat again (``rate_limit_waits`` times, never
+    waiting more than ``max_rate_limit_wait``); table changes are raised at once.
+    """
+
+
+class GameQuotaExceeded(QuotaExceeded):
+    """RESOURCE_EXHAUSTED with reason GAME_QUOTA_EXCEEDED: the key made its games for now.
+
+    ``metadata["limit"]`` is the key's games per window; the oldest leaves the window in
+    ``retry_delay`` seconds. Never retried by the clients: a game quota is a budget to plan
+    around, not a burst to wait out. A ``create_game`` sent again with the ``request_id`` of a
+    game already made is answered, never counted twice.
     """
 
 
@@ -246,6 +289,8 @@ _CLASS_BY_REASON: Final[Mapping[tuple[grpc.StatusCode, str], type[EngineError]]]
     {
         (grpc.StatusCode.OUT_OF_RANGE, "VERSION_EXPIRED"): VersionExpired,
         (grpc.StatusCode.RESOURCE_EXHAUSTED, "WATCHER_TOO_SLOW"): WatcherTooSlow,
+        (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED"): RateLimited,
+        (grpc.StatusCode.RESOURCE_EXHAUSTED, "GAME_QUOTA_EXCEEDED"): GameQuotaExceeded,
         (grpc.StatusCode.UNAUTHENTICATED, "ADMIN_TOKEN_INVALID"): AdminTokenInvalid,
         (grpc.StatusCode.UNAUTHENTICATED, "SERVICE_KEY_INVALID"): ServiceKeyInvalid,
         (grpc.StatusCode.FAILED_PRECONDITION, "SEAT_PLAYED_BY_BOT"): SeatPlayedByBot,
@@ -282,6 +327,8 @@ def from_status(
     violations: list[Violation] = []
     field_violations: list[FieldViolation] = []
     localized = error_details_pb2.LocalizedMessage()
+    retry_delay: float | None = None
+    quota_violations: list[QuotaViolation] = []
     for detail in status.details:
         if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
             detail.Unpack(info)
@@ -299,6 +346,16 @@ def from_status(
             )
         elif detail.Is(error_details_pb2.LocalizedMessage.DESCRIPTOR):
             detail.Unpack(localized)
+        elif detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            retry = error_details_pb2.RetryInfo()
+            detail.Unpack(retry)
+            retry_delay = retry.retry_delay.ToNanoseconds() / 1e9
+        elif detail.Is(error_details_pb2.QuotaFailure.DESCRIPTOR):
+            quota = error_details_pb2.QuotaFailure()
+            detail.Unpack(quota)
+            quota_violations.extend(
+                QuotaViolation(v.subject, v.description) for v in quota.violations
+            )
     reason_class = error_class(code, info.reason if info.domain == ERROR_DOMAIN else "")
     return reason_class(
         code,
@@ -310,6 +367,8 @@ def from_status(
         field_violations=field_violations,
         localized_message=localized.message,
         locale=localized.locale,
+        retry_delay=retry_delay,
+        quota_violations=quota_violations,
     )
 
 
