@@ -1,14 +1,13 @@
 """The Node.js client (clients/node) plays a whole Hearts game against the real service.
 
-play-hearts.js follows the game through the WatchGame stream, so besides the result these
-check that it saw every version once, and that its watch resumes by itself when a proxy in
-front of the service cuts the connection under it. The client's own node --test suite
-(clients/node/test: watch, log paging, decoded error details, retries, the TypeScript types)
-runs against the service too, and the package from ``npm pack`` is installed into a clean
-folder and used there. Behind a front that loses replies, CreateGame is sent again with its
-request id (one game) and a table change is sent once. Skipped only where ``node`` is not
-installed; ``make test`` installs Node.js and runs ``npm ci`` for clients/node first, so CI
-always runs it.
+play-hearts.js follows the game through the WatchGame stream, so besides the result these check that
+it saw every version once, and that its watch resumes by itself when a proxy in front of the service
+cuts the connection under it. The client's own node --test suite (clients/node/test: watch, log
+paging, decoded error details, retries, service-key quotas, the TypeScript types) runs against the
+service too (and one with service keys), and the package from ``npm pack`` is installed into a clean
+folder and used there. Behind a front that loses replies, CreateGame is sent again with its request
+id (one game) and a table change is sent once. Skipped only where ``node`` is not installed; ``make
+test`` installs Node.js and runs ``npm ci`` for clients/node first, so CI always runs it.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ import os
 import shutil
 import subprocess
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +29,13 @@ from engine_service.devtools.local import local_service
 from engine_service.store.keys import game_key
 from tests.client.scripted_server import lossy_front
 from tests.client.test_client_watch import CuttingProxy
+from tests.service.keyed import new_key
 
 pytestmark = pytest.mark.service
 
 NODE_CLIENT = Path(__file__).resolve().parents[2] / "clients" / "node"
 NODE = shutil.which("node")
+ALL_SCOPES = "create,list,admin"
 CUTS = 4  # connections cut under the Node watch, 0.3 s apart (a game takes a few seconds)
 
 
@@ -132,10 +134,28 @@ def short_memory_address(redis_url: str):
         yield address
 
 
+@pytest.fixture(scope="module")
+def keyed_env(redis_url: str) -> Iterator[dict[str, str]]:
+    """A server with service keys of fresh names (so fresh quotas), for test/quota.test.js."""
+    keys = {
+        "QUICK_KEY_A": new_key(ALL_SCOPES, "rate=1,burst=1"),
+        "QUICK_KEY_B": new_key(ALL_SCOPES, "rate=1,burst=1"),
+        "SLOW_KEY": new_key(ALL_SCOPES, "rate=0.01,burst=1"),
+        "GAMES_KEY": new_key(ALL_SCOPES, "games=1"),
+    }
+    lines = tuple(key.line for key in keys.values())
+    with local_service(redis_url, service_keys=lines) as address:
+        yield {"KEYED_ADDRESS": address, **{name: key.secret for name, key in keys.items()}}
+
+
 def test_node_client_tests_pass_against_the_service(
-    node: str, engine_address: str, short_memory_address: str
+    node: str, engine_address: str, short_memory_address: str, keyed_env: dict[str, str]
 ) -> None:
-    env = {"ENGINE_ADDRESS": engine_address, "SHORT_MEMORY_ADDRESS": short_memory_address}
+    env = {
+        "ENGINE_ADDRESS": engine_address,
+        "SHORT_MEMORY_ADDRESS": short_memory_address,
+        **keyed_env,
+    }
     finished = subprocess.run(
         [node, "--test", "test/"],
         cwd=NODE_CLIENT,
@@ -147,7 +167,7 @@ def test_node_client_tests_pass_against_the_service(
     )
     assert finished.returncode == 0, finished.stdout + finished.stderr
     assert "# fail 0" in finished.stdout
-    assert "# pass 12" in finished.stdout
+    assert "# pass 15" in finished.stdout
 
 
 INSTALLED_SCRIPT = r"""

@@ -7,7 +7,9 @@
 // metadata entry, as in the Python client; the `language` option as "accept-language".
 // Failed calls keep their gRPC error; errorDetails() (lib/errors.js) decodes its google.rpc
 // details. Reads, and CreateGame and SubmitAction with their same request_id, are retried after
-// UNAVAILABLE.
+// UNAVAILABLE, and sent again after a RATE_LIMITED refusal once its retryDelay has passed (at
+// most rateLimitWaits times, never waiting more than maxRateLimitWaitMs); a service key's quota
+// refusals are thrown as RateLimited and GameQuotaExceeded (lib/errors.js).
 // A backend manages its tables with listGames, getGame, updateSeat, endGame and rematchGame:
 // the game's admin token (from createGame) travels as "x-admin-token", the `serviceKey` option
 // as "x-service-key" with every call. Those table changes, like leaveGame, carry no request id
@@ -20,7 +22,9 @@
 const crypto = require('node:crypto');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
-const { errorDetails, errorInfo } = require('./errors');
+const {
+  GameQuotaExceeded, QuotaExceeded, RateLimited, errorDetails, errorInfo, typedError,
+} = require('./errors');
 const { SERVICE_PROTO, cardengineProtosDir } = require('./protos');
 
 const SEAT_TOKEN_KEY = 'x-seat-token';
@@ -227,6 +231,26 @@ function retryable(error) {
   return error.code === grpc.status.UNAVAILABLE;
 }
 
+// Milliseconds to wait before sending a call that is safe to repeat again after `error`, or
+// null to throw it. `tries` counts the retries so far ({ unavailable, rateLimited }) and is
+// moved on. UNAVAILABLE: `retries` times, doubling from backoffMs. RateLimited (refused at the
+// door, nothing done; a repeat is a call and takes a token, but a CreateGame repeated with its
+// request_id never counts a second game): after its retryDelay (backoff without one),
+// rateLimitWaits times, and never when the delay is longer than maxRateLimitWaitMs.
+function retryWait(error, tries, { retries, backoffMs, rateLimitWaits, maxRateLimitWaitMs }) {
+  if (retryable(error) && tries.unavailable < retries) {
+    tries.unavailable += 1;
+    return backoffMs * 2 ** (tries.unavailable - 1);
+  }
+  if (error instanceof RateLimited && tries.rateLimited < rateLimitWaits) {
+    const wait = error.retryDelay === null ? backoffMs * 2 ** tries.rateLimited : error.retryDelay * 1000;
+    if (wait > maxRateLimitWaitMs) return null;
+    tries.rateLimited += 1;
+    return wait;
+  }
+  return null;
+}
+
 // The channel's credentials: plaintext without tls, else TLS with the given roots and, when
 // both are given, the client's certificate.
 function channelCredentials(tls) {
@@ -244,19 +268,22 @@ class EngineClient {
   // language, sent as accept-language so the service explains errors in it (the
   // LocalizedMessage of errorDetails(); e.g. 'fr' or 'de-CH, de;q=0.8'); retries and backoffMs,
   // how often and how soon (doubling) a read, CreateGame or SubmitAction is sent again after
-  // UNAVAILABLE;
+  // UNAVAILABLE; rateLimitWaits (default 3) and maxRateLimitWaitMs (default 5000), how often and
+  // how long at most such a call waits out a RATE_LIMITED refusal's retryDelay and is sent again;
   // protosDir, where cardengine/v1/*.proto are (default: see lib/protos.js); interceptors,
   // @grpc/grpc-js client interceptors of every call; tls, to speak TLS to a service started with
   // --tls-cert: { rootCerts } (PEM; omitted: the system's roots) and, for mutual TLS,
   // { privateKey, certChain } (PEM), as Buffers or strings; omitted: plaintext.
   constructor(address, { timeoutMs = 30000, protosDir, language, retries = 3, backoffMs = 50, interceptors,
-    serviceKey, tls } = {}) {
+    serviceKey, tls, rateLimitWaits = 3, maxRateLimitWaitMs = 5000 } = {}) {
     const Service = grpc.loadPackageDefinition(loadDefinition(protosDir)).cardengine.v1.EngineService;
     this.stub = new Service(address, channelCredentials(tls), interceptors ? { interceptors } : {});
     this.timeoutMs = timeoutMs;
     this.language = language;
     this.retries = retries;
     this.backoffMs = backoffMs;
+    this.rateLimitWaits = rateLimitWaits;
+    this.maxRateLimitWaitMs = maxRateLimitWaitMs;
     this.serviceKey = serviceKey;
   }
 
@@ -284,15 +311,20 @@ class EngineClient {
     });
   }
 
-  // One call; with retry, sent again (the same request) after UNAVAILABLE up to `retries` times.
+  // One call; with retry, sent again (the same request) after UNAVAILABLE or RATE_LIMITED, as
+  // far as retryWait allows. A quota refusal is thrown typed (typedError).
   async call(method, request, token, { retry = false, adminToken } = {}) {
-    for (let attempt = 0; ; attempt += 1) {
+    const tries = { unavailable: 0, rateLimited: 0 };
+    for (;;) {
+      let wait;
       try {
         return await this.once(method, request, token, adminToken);
-      } catch (error) {
-        if (!retry || !retryable(error) || attempt >= this.retries) throw error;
-        await sleep(this.backoffMs * 2 ** attempt);
+      } catch (caught) {
+        const error = typedError(caught);
+        wait = retry ? retryWait(error, tries, this) : null;
+        if (wait === null) throw error;
       }
+      await sleep(wait);
     }
   }
 
@@ -431,6 +463,9 @@ module.exports = {
   EngineClient,
   createClient,
   GameWatch,
+  GameQuotaExceeded,
+  QuotaExceeded,
+  RateLimited,
   SEAT_TOKEN_KEY,
   ADMIN_TOKEN_KEY,
   SERVICE_KEY_KEY,

@@ -3,7 +3,9 @@
 //
 // The service sends, in this order, an ErrorInfo (domain "cardengine", a stable reason, and
 // metadata such as ruleId), a PreconditionFailure naming the rule for a rule break, a
-// BadRequest naming the field for a malformed request, and a LocalizedMessage explaining the
+// BadRequest naming the field for a malformed request, a RetryInfo and a QuotaFailure for a
+// service key over its quota (RESOURCE_EXHAUSTED, thrown by the client as RateLimited or
+// GameQuotaExceeded, below), and a LocalizedMessage explaining the
 // error in the caller's language (the client's `language` option, sent as accept-language).
 // The messages are decoded with protobufjs from google/rpc/status.proto and error_details.proto
 // (from the maintained google-proto-files package, copied into an installed package at pack
@@ -36,11 +38,13 @@ function unpack(any) {
 
 // Everything a failed call says about itself:
 //   { code, message, reason, domain, metadata, ruleId, violations, fieldViolations,
-//     localizedMessage, details }
+//     retryDelay, quotaViolations, localizedMessage, details }
 // code and message come from the error itself (message is the status message, error.details);
 // the rest from the trailer: reason/domain/metadata of the ErrorInfo, ruleId its metadata's
 // "ruleId" (rule breaks), violations the PreconditionFailure's ({ type, subject, description },
 // subject being the rule id), fieldViolations the BadRequest's ({ field, description, ... }),
+// retryDelay the RetryInfo's delay in seconds (null without one), quotaViolations the
+// QuotaFailure's ({ subject: 'service_key:<name>', description }),
 // localizedMessage the LocalizedMessage ({ locale, message }) or null, and details every
 // detail unpacked, in order. Without a trailer (a transport failure, a malformed trailer) the
 // fields are empty: the status code is what to act on then.
@@ -54,6 +58,8 @@ function errorDetails(error) {
     ruleId: '',
     violations: [],
     fieldViolations: [],
+    retryDelay: null,
+    quotaViolations: [],
     localizedMessage: null,
     details: [],
   };
@@ -80,6 +86,11 @@ function errorDetails(error) {
       decoded.violations.push(...value.violations);
     } else if (type === 'google.rpc.BadRequest') {
       decoded.fieldViolations.push(...value.field_violations);
+    } else if (type === 'google.rpc.RetryInfo' && decoded.retryDelay === null) {
+      const delay = value.retry_delay || {};
+      decoded.retryDelay = Number(delay.seconds || 0) + Number(delay.nanos || 0) / 1e9;
+    } else if (type === 'google.rpc.QuotaFailure') {
+      decoded.quotaViolations.push(...value.violations);
     } else if (type === 'google.rpc.LocalizedMessage' && !decoded.localizedMessage) {
       decoded.localizedMessage = { locale: value.locale, message: value.message };
     }
@@ -94,4 +105,48 @@ function errorInfo(error) {
   return { reason, domain, metadata };
 }
 
-module.exports = { DETAILS_KEY, errorDetails, errorInfo };
+// A call refused by a service key's quota (RESOURCE_EXHAUSTED): nothing was done. It keeps the
+// gRPC error's code, details (the status message) and metadata, so errorDetails() reads it as
+// it read the original (its `cause`), and adds reason, retryDelay (seconds, or null) and
+// quotaViolations.
+class QuotaExceeded extends Error {
+  constructor(error, details = errorDetails(error)) {
+    super(error.message, { cause: error });
+    this.name = new.target.name;
+    this.code = error.code;
+    this.details = error.details;
+    this.metadata = error.metadata;
+    this.reason = details.reason;
+    this.retryDelay = details.retryDelay;
+    this.quotaViolations = details.quotaViolations;
+  }
+}
+
+// RATE_LIMITED: the key's call bucket is empty; a token is back within retryDelay seconds.
+class RateLimited extends QuotaExceeded {}
+
+// GAME_QUOTA_EXCEEDED: the key made its games for the window (metadata.limit); the oldest
+// leaves it within retryDelay seconds. A budget to plan around: never retried by the client.
+class GameQuotaExceeded extends QuotaExceeded {}
+
+const QUOTA_CLASSES = { RATE_LIMITED: RateLimited, GAME_QUOTA_EXCEEDED: GameQuotaExceeded };
+const RESOURCE_EXHAUSTED = 8;
+
+// The error a call throws for `error`: a QuotaExceeded subclass for a key's quota refusals,
+// else `error` itself (the gRPC error, as before).
+function typedError(error) {
+  if (!error || error.code !== RESOURCE_EXHAUSTED) return error;
+  const details = errorDetails(error);
+  const Class = details.domain === 'cardengine' ? QUOTA_CLASSES[details.reason] : undefined;
+  return Class ? new Class(error, details) : error;
+}
+
+module.exports = {
+  DETAILS_KEY,
+  GameQuotaExceeded,
+  QuotaExceeded,
+  RateLimited,
+  errorDetails,
+  errorInfo,
+  typedError,
+};

@@ -28,6 +28,7 @@ import type { PlayerType } from './generated/cardengine/v1/PlayerType';
 import type { UpdateSeatResponse__Output } from './generated/cardengine/v1/UpdateSeatResponse';
 import type { _google_rpc_BadRequest_FieldViolation__Output } from './generated/google/rpc/BadRequest';
 import type { _google_rpc_PreconditionFailure_Violation__Output } from './generated/google/rpc/PreconditionFailure';
+import type { _google_rpc_QuotaFailure_Violation__Output } from './generated/google/rpc/QuotaFailure';
 
 export type * as cardengine from './generated/engine_service';
 
@@ -68,6 +69,13 @@ export interface ClientOptions {
   serviceKey?: string;
   /** Speak TLS to a service started with --tls-cert (omitted: plaintext). */
   tls?: TlsOptions;
+  /**
+   * How often a read, CreateGame or SubmitAction refused with RATE_LIMITED waits out the
+   * refusal's retryDelay and is sent again (default 3; 0: never). Table changes never are.
+   */
+  rateLimitWaits?: number;
+  /** The longest such wait in milliseconds (default 5000): a longer retryDelay is thrown at once. */
+  maxRateLimitWaitMs?: number;
 }
 
 /** PEM roots to trust (omitted: the system's) and, for mutual TLS, the client's certificate. */
@@ -216,6 +224,10 @@ export interface ErrorDetails extends ErrorInfo {
   violations: _google_rpc_PreconditionFailure_Violation__Output[];
   /** The BadRequest's field violations. */
   fieldViolations: _google_rpc_BadRequest_FieldViolation__Output[];
+  /** The RetryInfo's delay in seconds: how long to wait before trying again; null without one. */
+  retryDelay: number | null;
+  /** The QuotaFailure's violations: subject 'service_key:<name>', description the quota. */
+  quotaViolations: _google_rpc_QuotaFailure_Violation__Output[];
   /** The explanation in the negotiated language, if sent. */
   localizedMessage: { locale: string; message: string } | null;
   /** Every detail of the google.rpc.Status, in order. */
@@ -226,3 +238,22 @@ export interface ErrorDetails extends ErrorInfo {
 export declare function errorDetails(error: Partial<ServiceError> | Error | unknown): ErrorDetails;
 /** The ErrorInfo alone. */
 export declare function errorInfo(error: Partial<ServiceError> | Error | unknown): ErrorInfo;
+
+/**
+ * A call refused by a service key's quota (RESOURCE_EXHAUSTED; nothing was done). It keeps the
+ * gRPC error's code, details and metadata (errorDetails() reads it alike); `cause` is that error.
+ */
+export declare class QuotaExceeded extends Error {
+  readonly code: grpcStatus;
+  readonly details: string;
+  readonly metadata: Metadata;
+  /** 'RATE_LIMITED' or 'GAME_QUOTA_EXCEEDED'. */
+  readonly reason: string;
+  /** Seconds until the call would fit (RetryInfo), or null. */
+  readonly retryDelay: number | null;
+  readonly quotaViolations: _google_rpc_QuotaFailure_Violation__Output[];
+}
+/** RATE_LIMITED: the key's call bucket is empty (waited out for calls safe to repeat). */
+export declare class RateLimited extends QuotaExceeded {}
+/** GAME_QUOTA_EXCEEDED: the key made its games for the window; never retried. */
+export declare class GameQuotaExceeded extends QuotaExceeded {}

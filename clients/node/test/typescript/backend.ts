@@ -1,6 +1,6 @@
 // A small backend in TypeScript using the client; `tsc --noEmit -p test/typescript` checks it
 // against types/ (test/types.test.js), it is not run.
-import { createClient, chooseCards, errorDetails, status } from '../..';
+import { createClient, chooseCards, errorDetails, GameQuotaExceeded, RateLimited, status } from '../..';
 import type { GameInfo__Output, GameView__Output, WatchItem } from '../..';
 
 export async function playOnePass(address: string): Promise<string> {
@@ -52,6 +52,23 @@ export async function manageTable(address: string, serviceKey: string): Promise<
     const ended: GameView__Output = await client.endGame(game.game_id, null, 'closing');
     const rematch = await client.rematchGame(game.game_id, game.admin_token);
     return [page.next_page_token, deadline, seat.token, ended.outcome?.ended_early, rematch.game_id].join(' ');
+  } finally {
+    client.close();
+  }
+}
+
+// A backend over its service key's quota: the typed refusals and their details.
+export async function createOrWait(address: string, serviceKey: string): Promise<number> {
+  const client = createClient(address, { serviceKey, rateLimitWaits: 2, maxRateLimitWaitMs: 2000 });
+  try {
+    await client.createGame('hearts', ['PLAYER_TYPE_HUMAN', 'PLAYER_TYPE_BOT_RANDOM',
+      'PLAYER_TYPE_BOT_RANDOM', 'PLAYER_TYPE_BOT_RANDOM'], null);
+    return 0;
+  } catch (error) {
+    if (error instanceof GameQuotaExceeded) return error.retryDelay ?? 60;
+    if (error instanceof RateLimited) return (error.retryDelay ?? 1) + error.quotaViolations.length;
+    const { retryDelay, quotaViolations } = errorDetails(error);
+    return (retryDelay ?? 0) + quotaViolations.length;
   } finally {
     client.close();
   }
