@@ -45,6 +45,7 @@ class RedisHealth:
         self._interval = interval
         self._serving: bool | None = None
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     @property
     def serving(self) -> bool:
@@ -72,9 +73,13 @@ class RedisHealth:
         return reached
 
     async def _run(self) -> None:
-        while True:
+        # Not ``while True``: on Python 3.11 ``asyncio.wait_for`` swallows a cancellation
+        # that arrives as the PING is answered, and the task would then PING on for ever
+        # and :meth:`stop` (and so the drain) would never end.
+        while not self._stopping:
             await self.probe()
-            await asyncio.sleep(self._interval)
+            if not self._stopping:
+                await asyncio.sleep(self._interval)
 
     def start(self) -> None:
         """PING on the interval in a task of this loop, until :meth:`stop`."""
@@ -82,6 +87,7 @@ class RedisHealth:
 
     async def stop(self) -> None:
         """End the task."""
+        self._stopping = True
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
