@@ -162,11 +162,16 @@ REASONS: Final[Mapping[str, tuple[Texts, ...]]] = MappingProxyType(
         ),
         "SHUTTING_DOWN": (
             _t(
-                "The server is shutting down; watch again from the last version received.",
-                "El servidor se está apagando; vuelve a observar desde la última versión recibida.",
-                "Le serveur s'arrête ; suivez de nouveau à partir de la dernière version reçue.",
-                "Der Server fährt herunter; beobachte ab der zuletzt erhaltenen Version weiter.",
-                "De server wordt afgesloten; volg opnieuw vanaf de laatst ontvangen versie.",
+                "The server is shutting down and did not carry out this request; it may be sent "
+                "again (to another server).",
+                "El servidor se está apagando y no ha llevado a cabo esta solicitud; puede "
+                "enviarse de nuevo (a otro servidor).",
+                "Le serveur s'arrête et n'a pas exécuté cette requête ; elle peut être envoyée "
+                "de nouveau (à un autre serveur).",
+                "Der Server fährt herunter und hat diese Anfrage nicht ausgeführt; sie kann "
+                "erneut gesendet werden (an einen anderen Server).",
+                "De server wordt afgesloten en heeft dit verzoek niet uitgevoerd; het kan "
+                "opnieuw worden verstuurd (naar een andere server).",
             ),
         ),
         "STORAGE_UNAVAILABLE": (
