@@ -189,7 +189,7 @@ bench: setup $(BENCH_STAMP) ## figures beside their floors into results/ (QUICK=
 load: setup ## load test: many clients play whole games, then every stored game is checked
 	$(PY) -m bench.load $(BENCH_ARGS)
 
-faults: setup ## kill -9 and freeze Redis (each durability setting) and an engine under load; report what was lost
+faults: setup ## kill -9 and freeze Redis (each durability setting), kill an engine, a Sentinel and a Cluster master under load; report what was lost
 	$(PY) -m engine_service.devtools.faults --output results/faults.md
 
 golden: setup ## rewrite tests/golden/ after an intended rules change

@@ -28,6 +28,7 @@ from cardengine.v1 import engine_service_pb2_grpc, game_pb2
 from engine_service.app.engine import Engine
 from engine_service.codec.record import decode_log_entry, encode_record
 from engine_service.codec.registry import CODECS
+from engine_service.store.connect import open_client, parse_target
 from engine_service.store.keys import game_key, log_key
 from engine_service.store.redis_store import RedisGameStore
 
@@ -268,8 +269,10 @@ async def verify(redis_url: str, ledger: Ledger) -> Verdict:
 
     Every acknowledged game stored, every acknowledged action at its place in the log, and
     every stored game rebuilt by :meth:`Engine.replay_from_origin` byte for byte as its snapshot.
+    ``redis_url`` is any the service takes: after a failover, a Sentinel URL reads the
+    promoted master and a Cluster URL the nodes that serve each slot now.
     """
-    client = aioredis.Redis.from_url(redis_url)
+    client = cast("aioredis.Redis", open_client(parse_target(redis_url), max_connections=4))
     engine = Engine(RedisGameStore(client, ttl_seconds=3600))
     verdict = Verdict(games=len(ledger.acks), acknowledged=ledger.acknowledged)
     codec = CODECS[GAME]

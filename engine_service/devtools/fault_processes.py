@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -177,13 +177,14 @@ def _wait_serving(address: str, process: subprocess.Popen[bytes]) -> None:
 
 @contextlib.contextmanager
 def engine_process(
-    redis_url: str, log_folder: Path, *, volatile: bool = False
+    redis_url: str, log_folder: Path, *, volatile: bool = False, flags: Sequence[str] = ()
 ) -> Iterator[EngineProcess]:
     """One engine server process, stopped by its PID on exit.
 
     Its timer loop runs on its event loop: no worker processes that a ``kill -9`` would
     orphan. Its log stays in ``log_folder``. ``volatile``: the Redis keeps nothing on disk,
     which the server refuses unless told it is meant (ENGINE_ALLOW_VOLATILE_REDIS).
+    ``flags``: more command-line flags (``--redis-wait-replicas=1``).
     """
     port = free_port()
     address = f"127.0.0.1:{port}"
@@ -198,6 +199,7 @@ def engine_process(
         "--metrics-port=0",
         "--no-reflection",
         "--grace-seconds=1",  # the load has stopped by then: nothing to drain
+        *flags,
     ]
     log_folder.mkdir(parents=True, exist_ok=True)
     with (log_folder / f"engine-{port}.log").open("w+b") as log:

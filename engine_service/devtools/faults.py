@@ -8,14 +8,18 @@ a load of concurrent clients through a real gRPC channel
   port and data folder, for each durability setting (no persistence, append-only file with
   ``appendfsync everysec``, with ``appendfsync always``);
 * ``engine-kill``: ``kill -9`` of one of two engine processes behind one round-robin channel;
-* ``redis-pause``: Redis frozen with SIGSTOP, then SIGCONT.
+* ``redis-pause``: Redis frozen with SIGSTOP, then SIGCONT;
+* ``sentinel-failover``: ``kill -9`` of the master three sentinels watch, with
+  ``--redis-wait-replicas`` 0 and 1; the sentinels promote one of its two replicas;
+* ``cluster-failover``: ``kill -9`` of a master of a three-master Redis Cluster; the cluster
+  promotes its replica by itself.
 
 Afterwards every acknowledged game and action must be stored (where the setting promises it),
 every stored game must replay to its snapshot, no client may have seen INTERNAL, and calls
 must succeed again without anyone restarting the engine. The figures (acknowledged actions
-lost, SubmitAction calls per second before the fault, codes during the fault, seconds to the
-first success after it) are printed as a Markdown report. ``tests/faults`` runs the same
-scenarios shortly, with the same checks.
+lost, SubmitAction calls per second before the fault, codes during the fault, how long it
+lasted, seconds to the first success after it) are printed as a Markdown report.
+``tests/faults`` runs the same scenarios shortly, with the same checks.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine_service.devtools.fault_failover import Failover, cluster_master, sentinel_master
 from engine_service.devtools.fault_load import (
     CALL_SECONDS,
     NEVER,
@@ -43,14 +48,16 @@ from engine_service.devtools.fault_load import (
 )
 from engine_service.devtools.fault_processes import (
     EngineProcess,
-    RedisProcess,
     engine_process,
     redis_process,
 )
+from engine_service.devtools.local import redis_cluster, redis_sentinel
 
 WARM_UP = 0.5
 """Seconds of load left out of the calls-per-second figure (connections, first games)."""
 DURABLE = ("everysec", "always")
+CLUSTER_NODE_TIMEOUT_MS = 1000
+"""How long cluster nodes wait before they call a silent master failing (Redis's default: 15 s)."""
 CHANNELS = 4
 """Client connections the workers share."""
 
@@ -79,6 +86,7 @@ class Outcome:
     during: Counter[str]
     after: Counter[str]
     recovery_seconds: float | None
+    fault_seconds: float
     verdict: Verdict
     expected_loss: bool = False
     allowed: frozenset[str] = frozenset({"OK", *RETRIED})
@@ -123,6 +131,7 @@ def _outcome(
         during=ledger.codes(fault, restored),
         after=ledger.codes(restored, ended),
         recovery_seconds=ledger.first_ok_after(restored),
+        fault_seconds=restored - fault,
         verdict=verdict,
     )
 
@@ -158,7 +167,7 @@ async def _under_load(
 
 async def _scenario(
     names: tuple[str, str],
-    server: RedisProcess,
+    redis_url: str,
     engines: list[EngineProcess],
     targets: list[str],
     timing: Timing,
@@ -168,7 +177,7 @@ async def _scenario(
 ) -> Outcome:
     """Run the load around ``fault``, then hold the stored games to the ledger."""
     ledger, marks = await _under_load(targets, workers, timing, fault, restore)
-    outcome = _outcome(*names, ledger, marks, await verify(server.url, ledger))
+    outcome = _outcome(*names, ledger, marks, await verify(redis_url, ledger))
     outcome.engine_logs = [engine.log_text() for engine in engines]
     return outcome
 
@@ -181,7 +190,7 @@ async def redis_kill(folder: Path, persistence: str, timing: Timing, workers: in
     ):
         outcome = await _scenario(
             ("redis-kill", persistence),
-            server,
+            server.url,
             [engine],
             [engine.address] * CHANNELS,
             timing,
@@ -203,7 +212,7 @@ async def redis_pause(folder: Path, timing: Timing, workers: int) -> Outcome:
     ):
         return await _scenario(
             ("redis-pause", "everysec"),
-            server,
+            server.url,
             [engine],
             [engine.address] * CHANNELS,
             timing,
@@ -225,13 +234,75 @@ async def engine_kill(folder: Path, timing: Timing, workers: int) -> Outcome:
     ):
         return await _scenario(
             ("engine-kill", "2 processes"),
-            server,
+            server.url,
             [survivor],
             [f"ipv4:{doomed.address},{survivor.address}"] * CHANNELS,
             dataclasses.replace(timing, outage=0.0, after=timing.after + timing.outage),
             workers,
             doomed.kill,
             lambda: None,
+        )
+
+
+async def _failover(
+    names: tuple[str, str],
+    redis_url: str,
+    master: Callable[[str], Failover],
+    folder: Path,
+    timing: Timing,
+    workers: int,
+    flags: tuple[str, ...] = (),
+) -> Outcome:
+    """``kill -9`` of the master ``master`` finds; the fault lasts until its replica took over.
+
+    Nothing is restored by hand: the fault's end is when the promotion shows (the sentinels
+    name the replica, or it is a master of a whole cluster again), and "first OK" counts from
+    there. Without ``WAIT`` a replica may lack the last writes its master acknowledged, so
+    loss is reported but not a broken promise.
+    """
+    with engine_process(redis_url, folder, flags=flags) as engine:
+        failover = master(redis_url)
+        outcome = await _scenario(
+            names,
+            redis_url,
+            [engine],
+            [engine.address] * CHANNELS,
+            dataclasses.replace(timing, outage=0.0),
+            workers,
+            failover.kill,
+            failover.wait_promoted,
+        )
+    outcome.expected_loss = "--redis-wait-replicas=0" in flags
+    return outcome
+
+
+async def sentinel_failover(
+    folder: Path, wait_replicas: int, timing: Timing, workers: int
+) -> Outcome:
+    """The Sentinel master killed; two replicas, so ``WAIT 1`` is met again after the promotion."""
+    with redis_sentinel(replicas=2) as url:
+        return await _failover(
+            ("sentinel-failover", f"--redis-wait-replicas {wait_replicas}"),
+            url,
+            sentinel_master,
+            folder,
+            timing,
+            workers,
+            (f"--redis-wait-replicas={wait_replicas}",),
+        )
+
+
+async def cluster_failover(folder: Path, timing: Timing, workers: int) -> Outcome:
+    """A cluster master killed; its only replica is promoted, so nothing could ``WAIT`` on it."""
+    with redis_cluster(node_timeout_ms=CLUSTER_NODE_TIMEOUT_MS) as url:
+        return await _failover(
+            ("cluster-failover", "3 masters, 1 replica each"),
+            url,
+            cluster_master,
+            folder,
+            timing,
+            workers,
+            ("--redis-wait-replicas=0",),
         )
 
 
@@ -294,8 +365,9 @@ def report(outcomes: list[Outcome], timing: Timing, workers: int) -> str:
         "after it.",
         "",
         "| scenario | setting | acknowledged actions | lost | games lost | SubmitAction/s "
-        "before | failed calls during the fault | after | first OK after (s) | replay | verdict |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "before | failed calls during the fault | after | fault lasted (s) | first OK after (s) "
+        "| replay | verdict |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for o in outcomes:
         recovery = "-" if o.recovery_seconds is None else f"{o.recovery_seconds:.2f}"
@@ -305,7 +377,8 @@ def report(outcomes: list[Outcome], timing: Timing, workers: int) -> str:
         lines.append(
             f"| {o.scenario} | {o.setting} | {o.verdict.acknowledged} | {o.verdict.acks_lost} "
             f"| {o.verdict.games_lost} of {o.verdict.games} | {o.submits_per_second:.0f} "
-            f"| {_codes(o.during)} | {_codes(o.after)} | {recovery} | {replay} | {verdict} |"
+            f"| {_codes(o.during)} | {_codes(o.after)} | {o.fault_seconds:.2f} | {recovery} "
+            f"| {replay} | {verdict} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -327,6 +400,9 @@ async def run_all(
             outcomes.append(await redis_kill(folder, persistence, timing, workers))
         outcomes.append(await engine_kill(folder, timing, workers))
         outcomes.append(await redis_pause(folder, timing, workers))
+        for wait_replicas in (0, 1):
+            outcomes.append(await sentinel_failover(folder, wait_replicas, timing, workers))
+        outcomes.append(await cluster_failover(folder, timing, workers))
         rates = await costs(folder, rounds, timing.before, workers) if rounds else {}
     return outcomes, rates
 

@@ -2,7 +2,8 @@
 
 Each test starts its own redis-server and engine server processes on loopback, puts a few
 seconds of load on them through real gRPC channels, breaks one process on purpose (``kill -9``
-by PID, or SIGSTOP and SIGCONT) and then holds the stored games to everything the clients
+by PID, or SIGSTOP and SIGCONT; a Sentinel or Cluster master ``kill -9``ed and its replica
+promoted) and then holds the stored games to everything the clients
 were told (:func:`engine_service.devtools.fault_load.verify`). Speeds are reported by
 ``make faults``, never asserted here.
 """
@@ -17,9 +18,11 @@ import pytest
 from engine_service.devtools.faults import (
     Outcome,
     Timing,
+    cluster_failover,
     engine_kill,
     redis_kill,
     redis_pause,
+    sentinel_failover,
 )
 
 WORKERS = 6
@@ -69,4 +72,24 @@ def test_redis_frozen_past_the_deadline_times_calls_out_then_recovers(tmp_path: 
     outcome = asyncio.run(redis_pause(tmp_path, frozen, WORKERS))
     passed(outcome)
     assert codes(outcome.during) & {"DEADLINE_EXCEEDED", "UNAVAILABLE"}
+    assert outcome.after["SubmitAction:OK"] > 0
+
+
+@pytest.mark.parametrize("wait_replicas", [0, 1])
+def test_a_sentinel_master_killed_under_load_fails_over_by_itself(
+    tmp_path: Path, wait_replicas: int
+) -> None:
+    """With WAIT 1 nothing acknowledged is lost; without, a loss is reported, not promised."""
+    outcome = asyncio.run(sentinel_failover(tmp_path, wait_replicas, SHORT, WORKERS))
+    passed(outcome)
+    assert codes(outcome.during) & {"UNAVAILABLE", "DEADLINE_EXCEEDED"}
+    assert outcome.after["SubmitAction:OK"] > 0
+    if wait_replicas:
+        assert outcome.verdict.acks_lost == outcome.verdict.games_lost == 0
+
+
+def test_a_cluster_master_killed_under_load_is_replaced_by_its_replica(tmp_path: Path) -> None:
+    outcome = asyncio.run(cluster_failover(tmp_path, SHORT, WORKERS))
+    passed(outcome)
+    assert codes(outcome.during) & {"UNAVAILABLE", "DEADLINE_EXCEEDED"}
     assert outcome.after["SubmitAction:OK"] > 0
