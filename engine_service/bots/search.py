@@ -54,7 +54,9 @@ class Worlds(Protocol):
 
     Every method is pure apart from drawing from the ``rng`` it is given; none may look at
     anything but its arguments (the seat's view, the public rules, states it built itself).
-    ``Any`` stands for the game's own state, action and view types.
+    ``Any`` stands for the game's own state, action and view types, and for its rules
+    class (the ``rules`` arguments are the game's :class:`Rules`; typed ``Any`` so that an
+    adapter may name its own rules class).
     """
 
     @property
@@ -70,7 +72,7 @@ class Worlds(Protocol):
     def candidates(self, view: Any, legal: Sequence[Any]) -> Sequence[Any]:
         """The legal actions worth searching (non-empty subset of ``legal``; often all)."""
 
-    def sample_world(self, rules: Rules[Any, Any, Any], view: Any, rng: random.Random) -> Any:
+    def sample_world(self, rules: Any, view: Any, rng: random.Random) -> Any:
         """A full state consistent with every public fact of ``view`` and the seat's own cards.
 
         The state must be one from which ``rules`` can play on: the seat's legal actions in
@@ -80,7 +82,7 @@ class Worlds(Protocol):
     def hand_over(self, before: Any, after: Any) -> bool:
         """Whether the move from ``before`` to ``after`` ended the hand (or the game)."""
 
-    def value(self, rules: Rules[Any, Any, Any], state: Any, seat: int) -> float:
+    def value(self, rules: Any, state: Any, seat: int) -> float:
         """How good the hand that just ended (``state`` is right after it) was for ``seat``.
 
         Higher is better; only differences between candidates matter, so a relative value
