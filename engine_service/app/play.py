@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from engine_service.bots.search import SearchBot
 from engine_service.core.events import Event
 from engine_service.core.protocol import GameSpec, Outcome, Rules
 from engine_service.core.record import GameRecord, PlayerKind
@@ -122,7 +123,11 @@ def bot_move(
     """
     rng = random.Random(f"{record.seed}:bot:{version}")
     view = rules.view(record.state, seat)
-    return spec.bots[kind.value].choose(view, rules.legal_actions(record.state, seat), rng)
+    legal = rules.legal_actions(record.state, seat)
+    bot = spec.bots[kind.value]
+    if isinstance(bot, SearchBot):
+        return bot.choose_under(rules, view, legal, rng)  # it simulates under the game's rules
+    return bot.choose(view, legal, rng)
 
 
 def play_bots(

@@ -16,7 +16,7 @@ from engine_service.games.hearts.scoring import QUEEN_OF_SPADES, trick_points
 from engine_service.games.hearts.view import HeartsView
 
 
-def _danger(card: Card) -> int:
+def danger(card: Card) -> int:
     """How much a card hurts to keep: higher is passed first."""
     if card == QUEEN_OF_SPADES:
         return 100
@@ -35,7 +35,7 @@ class HeartsHeuristicBot:
     ) -> HeartsAction:
         """Pick a pass or a card by the rules of thumb in the module docstring."""
         if isinstance(legal[0], PassCards):
-            worst = sorted(view.hand, key=_danger, reverse=True)[:3]
+            worst = sorted(view.hand, key=danger, reverse=True)[:3]
             return PassCards.of(*worst)
         cards = [a.card for a in legal if isinstance(a, PlayCard)]
         trick = view.trick.cards if view.trick is not None else ()
@@ -44,7 +44,7 @@ class HeartsHeuristicBot:
         led = trick[0] // SUIT_SIZE
         following = [c for c in cards if c // SUIT_SIZE == led]
         if not following:
-            return PlayCard(max(cards, key=lambda c: (_danger(c), c.rank)))
+            return PlayCard(max(cards, key=lambda c: (danger(c), c.rank)))
         top = max(c for c in trick if c // SUIT_SIZE == led)
         last_to_play = len(trick) == 3
         if last_to_play and not trick_points(mask_of(trick)):

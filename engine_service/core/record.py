@@ -16,6 +16,7 @@ class PlayerKind(Enum):
     HUMAN = "human"
     RANDOM_BOT = "random"
     HEURISTIC_BOT = "heuristic"
+    SEARCH_BOT = "search"
 
     @property
     def is_bot(self) -> bool:

@@ -1,0 +1,261 @@
+"""The Hearts adapter of the search bot: full deals consistent with one seat's view.
+
+What a seat knows about the hidden cards, and so what every sampled world respects:
+
+- its own hand, and that every card played this hand (completed tricks and the current one)
+  is in no hand;
+- shown voids: a seat that did not follow the suit led holds none of that suit for the rest
+  of the hand (cards only leave hands once play starts);
+- its own pass: the cards it passed are in the receiver's hand unless the receiver has
+  played them; the cards it received are its own (in hand or played by it);
+- card counts: each seat holds 13 minus the cards it has played this hand.
+
+While passing, every other seat holds 13 unknown cards; a seat that has already chosen its
+pass gets one drawn from its sampled hand. The deal is drawn card by card, most constrained
+first, each card to a seat that may hold it with chance proportional to the room left, and a
+card goes to a seat only if the cards still to place can then be placed (Hall's condition
+over the three other seats), so drawing never fails and needs no retries.
+
+The value of a finished hand is its score as the rules count it (the moon and the Special
+end rules of ``seeds/hearts.md`` included): the others' mean minus the seat's own, plus a
+bonus for winning (or a malus for losing) when the hand ended the game.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from itertools import combinations
+from typing import Final
+
+from engine_service.bots.hearts_heuristic import danger
+from engine_service.core.cards import DECK_SIZE, FULL_DECK_MASK, SUIT_MASKS, SUIT_SIZE, cards_in
+from engine_service.games.hearts.actions import HeartsAction, PassCards
+from engine_service.games.hearts.config import HeartsConfig
+from engine_service.games.hearts.rules import TWO_OF_CLUBS, HeartsRules
+from engine_service.games.hearts.state import (
+    HAND_SIZE,
+    PASS_SIZE,
+    SEATS,
+    HeartsState,
+    Phase,
+    Trick,
+)
+from engine_service.games.hearts.view import HeartsView
+
+PASS_POOL: Final = 6
+"""Passes searched: every 3 of the seat's 6 most dangerous cards (20 of the 286)."""
+GAME_BONUS: Final = 26.0
+"""Value of winning the game with a hand, against losing it: one hand's worth of points."""
+
+
+class Knowledge:
+    """The public facts about the hidden cards, gathered from one seat's view.
+
+    Attributes:
+        seat: the viewer.
+        hands: the cards known to be in each seat's hand (the viewer's whole hand; its
+            passed cards, not yet played, in the receiver's).
+        allowed: for each seat, the cards it may hold (all of them for the viewer's own).
+        counts: how many cards each seat holds.
+        unknown: the cards whose holder is not known.
+    """
+
+    __slots__ = ("allowed", "counts", "hands", "seat", "unknown")
+
+    def __init__(self, view: HeartsView) -> None:
+        seat = view.seat
+        if seat is None:
+            raise ValueError("a spectator's view has no hand to search from")
+        self.seat: int = seat
+        tricks = list(view.completed_tricks)
+        if view.phase is Phase.PLAYING and view.trick is not None:
+            tricks.append(view.trick)
+        played = 0
+        played_by = [0] * SEATS
+        allowed = [FULL_DECK_MASK] * SEATS
+        for trick in tricks:
+            led = trick.cards[0] // SUIT_SIZE if trick.cards else 0
+            for index, card in enumerate(trick.cards):
+                player = trick.seat_of(index)
+                played |= card.bit
+                played_by[player] += 1
+                if card // SUIT_SIZE != led:
+                    allowed[player] &= ~SUIT_MASKS[led]  # a shown void
+        own = 0
+        for card in view.hand:
+            own |= card.bit
+        hands = [0] * SEATS
+        hands[seat] = own
+        if view.phase is Phase.PLAYING and view.pass_direction.step:
+            receiver = (seat + view.pass_direction.step) % SEATS
+            for card in view.passed:
+                if not played >> card & 1:
+                    hands[receiver] |= card.bit
+        self.hands: list[int] = hands
+        self.allowed: list[int] = [mask & ~played for mask in allowed]
+        self.counts: list[int] = [HAND_SIZE - n for n in played_by]
+        self.counts[seat] = len(view.hand)
+        taken = 0
+        for mask in hands:
+            taken |= mask
+        self.unknown: int = FULL_DECK_MASK & ~played & ~taken
+
+
+def sample_hands(knowledge: Knowledge, rng: random.Random) -> tuple[int, ...]:
+    """Each seat's hand in one world consistent with ``knowledge`` (module docstring)."""
+    others = [s for s in range(SEATS) if s != knowledge.seat]
+    groups = [
+        sum(1 << s for s in group)
+        for size in range(1, len(others) + 1)
+        for group in combinations(others, size)
+    ]
+    hands = list(knowledge.hands)
+    room = [knowledge.counts[s] - hands[s].bit_count() for s in range(SEATS)]
+    cards = list(cards_in(knowledge.unknown))
+    kinds = [sum(1 << s for s in others if knowledge.allowed[s] >> card & 1) for card in cards]
+    left = [0] * (1 << SEATS)  # cards still to place, by the set of seats that may take them
+    for kind in kinds:
+        left[kind] += 1
+    order = sorted(range(len(cards)), key=lambda i: kinds[i].bit_count())
+    for index in order:
+        kind = kinds[index]
+        left[kind] -= 1
+        choices = [s for s in others if kind >> s & 1 and room[s] > 0]
+        weights = []
+        for s in choices:
+            room[s] -= 1
+            weights.append(room[s] + 1 if _placeable(left, room, groups) else 0)
+            room[s] += 1
+        if not any(weights):
+            raise ValueError("the view's public facts admit no deal")
+        holder = _weighted(choices, weights, rng)
+        hands[holder] |= cards[index].bit
+        room[holder] -= 1
+    return tuple(hands)
+
+
+def _placeable(left: list[int], room: list[int], groups: list[int]) -> bool:
+    """Hall's condition: every group of seats has room for the cards only it may take.
+
+    ``left[kind]`` counts the cards still to place that exactly the seats of bitmask ``kind``
+    may take; ``groups`` are the bitmasks of every non-empty set of the other seats.
+    """
+    for group in groups:
+        only = 0
+        for kind in range(1, len(left)):
+            if left[kind] and not kind & ~group:
+                only += left[kind]
+        space = 0
+        for s in range(SEATS):
+            if group >> s & 1:
+                space += room[s]
+        if only > space:
+            return False
+    return True
+
+
+def _weighted(choices: list[int], weights: list[int], rng: random.Random) -> int:
+    """One of ``choices`` with chance proportional to its weight, drawn from ``rng``."""
+    pick = rng.randrange(sum(weights))
+    for choice, weight in zip(choices, weights, strict=True):
+        if pick < weight:
+            return choice
+        pick -= weight
+    raise AssertionError("unreachable: pick is below the sum of the weights")
+
+
+def _sampled_pass(hand: int, rng: random.Random) -> int:
+    """Some 3 cards of ``hand``: a pass already chosen by a seat whose cards are unknown."""
+    mask = 0
+    for card in rng.sample(list(cards_in(hand)), PASS_SIZE):
+        mask |= card.bit
+    return mask
+
+
+def world_of(view: HeartsView, hands: tuple[int, ...], rng: random.Random) -> HeartsState:
+    """The full state of ``view`` with ``hands`` as the deal; passes drawn where unknown."""
+    seat = view.seat
+    assert seat is not None  # Knowledge refused a spectator
+    passed = [0] * SEATS
+    if view.phase is Phase.PASSING:
+        for other in range(SEATS):
+            if view.pass_submitted[other]:
+                passed[other] = _sampled_pass(hands[other], rng)
+        holder = next(s for s in range(SEATS) if hands[s] >> TWO_OF_CLUBS & 1)
+        trick = Trick(holder)
+        opener = holder
+    else:
+        passed[seat] = sum(card.bit for card in view.passed)
+        assert view.trick is not None  # a playing view shows the trick
+        trick = view.trick
+        first = view.completed_tricks[0] if view.completed_tricks else trick
+        opener = first.leader
+    return HeartsState(
+        seed=0,  # the real seed is secret; a playout stops before the next deal
+        phase=view.phase,
+        hand_number=view.hand_number,
+        hands=hands,
+        passed=tuple(passed),
+        trick=trick,
+        tricks_played=view.tricks_played,
+        hearts_broken=view.hearts_broken,
+        points=view.points_taken,
+        tricks_won=view.tricks_won,
+        opener=opener,
+        totals=view.totals,
+        hand_scores=view.hand_scores,
+        winners=view.winners,
+        completed=view.completed_tricks,
+    )
+
+
+def pass_candidates(view: HeartsView) -> tuple[PassCards, ...]:
+    """Every pass of 3 of the hand's :data:`PASS_POOL` most dangerous cards."""
+    pool = sorted(view.hand, key=danger, reverse=True)[:PASS_POOL]
+    return tuple(PassCards.of(*three) for three in combinations(pool, PASS_SIZE))
+
+
+class HeartsWorlds:
+    """The :class:`~engine_service.bots.search.Worlds` adapter of Hearts."""
+
+    @property
+    def max_playout_moves(self) -> int:
+        """A hand is at most 4 passes and 52 cards."""
+        return 4 + DECK_SIZE
+
+    def seat(self, view: HeartsView) -> int:
+        """The viewer; a spectator cannot be searched for."""
+        if view.seat is None:
+            raise ValueError("a spectator's view has no seat")
+        return view.seat
+
+    def default_rules(self, view: HeartsView) -> HeartsRules:
+        """The default (Special) rules to the view's target."""
+        return HeartsRules(HeartsConfig(target=view.target))
+
+    def candidates(self, view: HeartsView, legal: Sequence[HeartsAction]) -> Sequence[HeartsAction]:
+        """Every card when playing; while passing, the passes of :func:`pass_candidates`."""
+        if view.phase is Phase.PASSING and len(legal) > 1:
+            return pass_candidates(view)
+        return legal
+
+    def sample_world(self, rules: HeartsRules, view: HeartsView, rng: random.Random) -> HeartsState:
+        """A deal consistent with the view (module docstring), in a state ``rules`` plays on."""
+        return world_of(view, sample_hands(Knowledge(view), rng), rng)
+
+    def hand_over(self, before: HeartsState, after: HeartsState) -> bool:
+        """The 52nd card deals the next hand or ends the game."""
+        return after.hand_number != before.hand_number or after.phase is Phase.GAME_OVER
+
+    def value(self, rules: HeartsRules, state: HeartsState, seat: int) -> float:
+        """The others' mean hand score minus the seat's, with the game result if it ended."""
+        finished = state.previous_hand
+        if finished is None:
+            return 0.0
+        scores = finished.scores
+        own = scores[seat]
+        value = (sum(scores) - own) / (SEATS - 1) - own
+        if state.phase is Phase.GAME_OVER:
+            value += GAME_BONUS if seat in state.winners else -GAME_BONUS
+        return value
