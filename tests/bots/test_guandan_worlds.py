@@ -1,0 +1,149 @@
+"""Every world the Guandan adapter samples agrees with every public fact of the view.
+
+Positions come from seeded random matches played through the rules, through several deals so
+that tribute, anti-tribute and returns occur; at each sampled decision the worlds drawn for
+the seat to act are checked against the true state: the seat's view of the world is its real
+view (own hand, counts, the round, tribute), its legal actions are the same, no kind is held
+or seen more than twice, each payer holds nothing stronger than its tribute, a receiver or
+payer that has played nothing out of sight holds what it took in, and the deal can be played
+on from the world.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import pairwise
+
+import pytest
+
+from engine_service.bots.guandan_worlds import GuandanWorlds, sample_world
+from engine_service.bots.search import random_playout
+from engine_service.games.guandan.actions import PassTurn
+from engine_service.games.guandan.cards import COPIES, KIND_COUNT, is_wild, rank_of, strength
+from engine_service.games.guandan.config import (
+    CardCountVisibility,
+    GuandanConfig,
+    TributeCopy,
+)
+from engine_service.games.guandan.rules import GuandanRules
+from engine_service.games.guandan.state import HAND_SIZE, SEATS, GuandanState, Phase
+
+DEALS = 3
+MOVES_PER_MATCH = 900
+SAMPLE_EVERY = 9
+WORLDS_PER_DECISION = 2
+CONFIGS = (
+    GuandanConfig(),
+    GuandanConfig(
+        card_count_visibility=CardCountVisibility.TEN_OR_FEWER,
+        tribute_copy=TributeCopy.HIGHEST_SUIT,
+        return_may_be_tribute_card=True,
+        end_deal_on_double_win=False,
+    ),
+)
+
+
+def _positions(rules: GuandanRules, seed: int) -> list[GuandanState]:
+    """States of a random match (passing seldom, so deals end soon), up to :data:`DEALS`."""
+    rng = random.Random(seed)
+    state = rules.new_game(seed)
+    states = []
+    for _ in range(MOVES_PER_MATCH):
+        seats = rules.current_seats(state)
+        if not seats or state.deal_number >= DEALS:
+            break
+        states.append(state)
+        legal = list(rules.legal_actions(state, seats[0]))
+        plays = [a for a in legal if not isinstance(a, PassTurn)]
+        pick = plays if plays and rng.random() < 0.8 else legal
+        state = rules.apply(state, seats[0], pick[rng.randrange(len(pick))])
+    return states
+
+
+def _check_world(rules: GuandanRules, true: GuandanState, seat: int, world: GuandanState) -> None:
+    view = rules.view(true, seat)
+    assert rules.view(world, seat) == view
+    assert world.hands[seat] == true.hands[seat]
+    assert rules.legal_actions(world, seat) == rules.legal_actions(true, seat)
+    seen = [0] * KIND_COUNT
+    seen_by = [0] * SEATS
+    for entry in true.round_history:
+        seen_by[entry.seat] += len(entry.cards)
+        for kind in entry.cards:
+            seen[kind] += 1
+    for kind in range(KIND_COUNT):
+        assert seen[kind] + sum(hand[kind] for hand in world.hands) <= COPIES
+    for s in range(SEATS):
+        if view.card_counts[s] < 0:
+            assert sum(world.hands[s]) > 10
+    playing = true.phase is Phase.PLAYING
+    for tribute in true.tributes:
+        payer = world.hands[tribute.payer]
+        paid = strength(rank_of(tribute.card), true.level)
+        for kind in range(KIND_COUNT):
+            held = payer[kind] - (1 if playing and kind == tribute.returned else 0)
+            if held > 0 and not is_wild(kind, true.level):
+                assert strength(rank_of(kind), true.level) <= paid
+        receiver = tribute.receiver
+        if (
+            tribute.returned != tribute.card
+            and view.card_counts[receiver] >= 0
+            and HAND_SIZE + (0 if playing else 1) == sum(true.hands[receiver]) + seen_by[receiver]
+            and tribute.card not in {k for e in true.round_history for k in e.cards}
+        ):
+            assert world.hands[receiver][tribute.card] > 0
+    for holder in true.red_joker_holders:
+        shown = view.card_counts[holder] >= 0
+        if shown and sum(true.hands[holder]) + seen_by[holder] == HAND_SIZE and not seen[53]:
+            assert world.hands[holder][53] > 0
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=("default", "variants"))
+def test_every_sampled_world_fits_the_view(config: GuandanConfig) -> None:
+    rules = GuandanRules(config)
+    worlds = GuandanWorlds()
+    tributes = 0
+    for seed in range(3):
+        for index, true in enumerate(_positions(rules, seed)):
+            tributes += bool(true.tributes)
+            if index % SAMPLE_EVERY and true.phase is not Phase.RETURNING:
+                continue
+            seat = rules.current_seats(true)[0]
+            view = rules.view(true, seat)
+            rng = random.Random(f"{seed}:{index}")
+            for _ in range(WORLDS_PER_DECISION):
+                world = sample_world(rules, view, rng)
+                _check_world(rules, true, seat, world)
+            if index % (SAMPLE_EVERY * 8) == 0:
+                end = random_playout(worlds, rules, world, rng)
+                assert worlds.hand_over(world, end)
+    assert tributes
+
+
+def test_sampling_depends_only_on_the_view() -> None:
+    rules = GuandanRules()
+    for seed in range(2):
+        for index, true in enumerate(_positions(rules, seed)[::40]):
+            seat = rules.current_seats(true)[0]
+            view = rules.view(true, seat)
+            twin = sample_world(rules, view, random.Random(f"twin:{seed}:{index}"))
+            assert rules.view(twin, seat) == view
+            for k in range(2):
+                first = sample_world(rules, view, random.Random(k))
+                second = sample_world(rules, rules.view(twin, seat), random.Random(k))
+                assert first == second
+
+
+def test_deal_value_is_the_winners_steps() -> None:
+    rules = GuandanRules()
+    worlds = GuandanWorlds()
+    states = _positions(rules, 5)
+    ended = [b for a, b in pairwise(states) if worlds.hand_over(a, b)]
+    assert ended
+    for after in ended:
+        result = after.previous_deal
+        assert result is not None
+        winners = result.team
+        value = worlds.value(rules, after, winners)
+        assert value in (1.0, 2.0, 3.0)
+        assert worlds.value(rules, after, winners + 1) == -value
