@@ -62,7 +62,7 @@ def engine_for(
     ``work_clock`` is what the bot budget's seconds are read by (a draining server's runs
     late, :mod:`engine_service.api.drain`).
     """
-    budget = BotBudget(settings.bot_moves_per_call, settings.bot_seconds_per_call)
+    budget = BotBudget(settings.bot_moves_per_call, settings.bot_seconds_per_call, search=False)
     slices = BotBudget(settings.bot_moves_per_slice, settings.bot_seconds_per_slice)
     return Engine(store, budget=budget, slice_budget=slices, work_clock=work_clock)
 

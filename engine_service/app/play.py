@@ -45,9 +45,15 @@ class BotBudget:
 
     moves: int
     seconds: float
+    search: bool = True
+    """Whether this call may make search bot moves. A request's budget says no: a search move
+    costs tens of milliseconds of CPU, so the request replies and the timer loop's slices make
+    those moves, which then arrive as events."""
 
 
-REQUEST_BUDGET: Final = BotBudget(100, 0.02)
+SEARCH_MOVE_COST: Final = 16
+"""How many moves of a budget one search bot move counts as: a slice makes one at most."""
+REQUEST_BUDGET: Final = BotBudget(100, 0.02, search=False)
 """The bots' replies within one request: enough for every game's replies to a move."""
 SLICE_BUDGET: Final = BotBudget(16, 0.005)
 """One slice of the timer loop: short, so a slice's write holds Redis only briefly."""
@@ -141,18 +147,26 @@ def play_bots(
 ) -> tuple[GameRecord, list[Move]]:
     """Let bots act from ``version`` on until a human must, the game ends or the budget does.
 
-    At least one move is made when a bot is to act, so every call makes progress.
+    At least one move is made when a bot is to act, so every call makes progress, except that
+    a budget without ``search`` stops before a search bot's move (the timer loop, whose
+    slices may search, makes it). A search move counts :data:`SEARCH_MOVE_COST` moves.
     """
     moves: list[Move] = []
+    used = 0
     stop_at = work_clock() + budget.seconds
-    while len(moves) < budget.moves:
+    while used < budget.moves:
         seats = bot_seats(rules, record)
         if not seats or (moves and work_clock() >= stop_at):
             break
         seat = seats[0]
-        action = bot_move(spec, rules, record, seat, record.seats[seat].kind, version + len(moves))
+        kind = record.seats[seat].kind
+        cost = SEARCH_MOVE_COST if kind is PlayerKind.SEARCH_BOT else 1
+        if (cost > 1 and not budget.search) or (moves and used + cost > budget.moves):
+            break
+        action = bot_move(spec, rules, record, seat, kind, version + len(moves))
         record, move = step(spec, rules, record, seat, action, at_ms)
         moves.append(move)
+        used += cost
     return record, moves
 
 
