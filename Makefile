@@ -22,11 +22,12 @@ GEN_STAMP := $(VENV)/.protos-generated
 VENV_STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 BENCH_ARGS := $(if $(QUICK),--quick,)
+TOURNAMENT_SECONDS ?= 5400
 # The rules mypyc compiles in place (build_compiled.py lists what it leaves out and why).
 COMPILED_SRC := $(shell find engine_service/core engine_service/games engine_service/bots -name '*.py' | sort) build_compiled.py
 COMPILED_STAMP := $(VENV)/.compiled
 
-.PHONY: help setup compiled system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load faults golden clean
+.PHONY: help setup compiled system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load faults golden tournament clean
 
 # Descriptions may name variables, e.g. $(ADDRESS): sed replaces each with its value here.
 help: ## list the targets
@@ -185,6 +186,9 @@ $(BENCH_STAMP): pyproject.toml $(VENV_STAMP)
 
 bench: setup $(BENCH_STAMP) ## figures beside their floors into results/ (QUICK=1: a smoke run)
 	$(PY) -m bench $(BENCH_ARGS)
+
+tournament: setup $(BENCH_STAMP) ## duplicate bot tournaments, Hearts against OpenSpiel's ISMCTS, goals into results/tournament.md (QUICK=1: a few hands; at most $(TOURNAMENT_SECONDS) s)
+	$(PY) -m bench.tournament $(BENCH_ARGS) --seconds $(TOURNAMENT_SECONDS)
 
 load: setup ## load test: many clients play whole games, then every stored game is checked
 	$(PY) -m bench.load $(BENCH_ARGS)
