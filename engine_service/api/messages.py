@@ -16,6 +16,7 @@ from cardengine.v1 import engine_service_pb2, game_pb2
 from engine_service.app.engine import ActionLog, CreatedGame, NewGame
 from engine_service.app.play import SeatView
 from engine_service.app.watch import Idle, Update, WatchItem
+from engine_service.bots.search import SearchBot
 from engine_service.codec.players import PLAYER_TYPES, decode_player_type
 from engine_service.codec.registry import CODECS
 from engine_service.codec.table import decode_clock_policy, encode_action, encode_seat_clocks
@@ -149,6 +150,16 @@ def encode_game_type(spec: GameSpec[Any, Any, Any, Any]) -> engine_service_pb2.G
         title=spec.title,
         seats=spec.seats,
         options=[encode_option(o) for o in spec.options],
+        bots=[encode_bot(name, bot) for name, bot in spec.bots.items()],
+    )
+
+
+def encode_bot(name: str, bot: object) -> engine_service_pb2.BotInfo:
+    """A game's bot as listed by ListGameTypes: its player type and search budget."""
+    return engine_service_pb2.BotInfo(
+        player_type=PLAYER_TYPES[PlayerKind(name)],
+        name=name,
+        simulations=bot.budget if isinstance(bot, SearchBot) else 0,
     )
 
 

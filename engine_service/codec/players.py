@@ -14,6 +14,7 @@ PLAYER_TYPES: Final[Mapping[PlayerKind, game_pb2.PlayerType.ValueType]] = {
     PlayerKind.HUMAN: game_pb2.PLAYER_TYPE_HUMAN,
     PlayerKind.RANDOM_BOT: game_pb2.PLAYER_TYPE_BOT_RANDOM,
     PlayerKind.HEURISTIC_BOT: game_pb2.PLAYER_TYPE_BOT_HEURISTIC,
+    PlayerKind.SEARCH_BOT: game_pb2.PLAYER_TYPE_BOT_SEARCH,
 }
 PLAYER_KINDS: Final = {number: kind for kind, number in PLAYER_TYPES.items()}
 

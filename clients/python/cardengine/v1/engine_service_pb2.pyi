@@ -114,12 +114,17 @@ class GameType(_message.Message):
     TITLE_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The name used in CreateGameRequest.game_type, e.g. "hearts"."""
     title: _builtins.str
     seats: _builtins.int
     @_builtins.property
     def options(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameOption]: ...
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotInfo]:
+        """The bots that may play a seat of this game (CreateGame's PLAYER_TYPE_BOT_*)."""
+
     def __init__(
         self,
         *,
@@ -127,14 +132,44 @@ class GameType(_message.Message):
         title: _builtins.str = ...,
         seats: _builtins.int = ...,
         options: _abc.Iterable[Global___GameOption] | None = ...,
+        bots: _abc.Iterable[Global___BotInfo] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "options", b"options", "seats", b"seats", "title", b"title"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "name", b"name", "options", b"options", "seats", b"seats", "title", b"title"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameType: _TypeAlias = GameType  # noqa: Y015
+
+@_typing.final
+class BotInfo(_message.Message):
+    """One bot a game offers, with its settings."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_TYPE_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    SIMULATIONS_FIELD_NUMBER: _builtins.int
+    player_type: _game_pb2.PlayerType.ValueType
+    name: _builtins.str
+    """The bot's level, e.g. "search"."""
+    simulations: _builtins.int
+    """Playouts per decision of a search bot (its strength); 0 for a bot that does not search."""
+    def __init__(
+        self,
+        *,
+        player_type: _game_pb2.PlayerType.ValueType = ...,
+        name: _builtins.str = ...,
+        simulations: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "player_type", b"player_type", "simulations", b"simulations"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotInfo: _TypeAlias = BotInfo  # noqa: Y015
 
 @_typing.final
 class GameOption(_message.Message):

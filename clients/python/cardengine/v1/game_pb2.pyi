@@ -38,6 +38,10 @@ class _PlayerTypeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PlayerType
     """A bot inside the service that picks uniformly among the legal actions."""
     PLAYER_TYPE_BOT_HEURISTIC: _PlayerType.ValueType  # 3
     """A bot inside the service that plays by rules of thumb."""
+    PLAYER_TYPE_BOT_SEARCH: _PlayerType.ValueType  # 4
+    """A bot inside the service that searches: it samples the hidden cards consistently with
+    its seat's view and plays each legal action out in many such deals (Hearts for now).
+    """
 
 class PlayerType(_PlayerType, metaclass=_PlayerTypeEnumTypeWrapper):
     """Who sits in a seat."""
@@ -49,6 +53,10 @@ PLAYER_TYPE_BOT_RANDOM: PlayerType.ValueType  # 2
 """A bot inside the service that picks uniformly among the legal actions."""
 PLAYER_TYPE_BOT_HEURISTIC: PlayerType.ValueType  # 3
 """A bot inside the service that plays by rules of thumb."""
+PLAYER_TYPE_BOT_SEARCH: PlayerType.ValueType  # 4
+"""A bot inside the service that searches: it samples the hidden cards consistently with
+its seat's view and plays each legal action out in many such deals (Hearts for now).
+"""
 Global___PlayerType: _TypeAlias = PlayerType  # noqa: Y015
 
 class _GameStatus:
