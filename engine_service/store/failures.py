@@ -16,9 +16,13 @@ the pipeline's "Command # n (...) of pipeline caused error:" note, when it came 
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Final
 
+import redis
+import redis.asyncio.connection
 import redis.exceptions as errors
 
 STORAGE_PREFIXES: Final = frozenset(
@@ -49,6 +53,24 @@ _CLASSES: Final[Mapping[type[Exception], str]] = {
 }
 """redis-py's classes of storage trouble, most specific first."""
 _PIPELINE_NOTE: Final = "caused error: "
+_REDIS_PACKAGE: Final = Path(redis.__file__).parent
+_CONNECTION_MODULE: Final = Path(redis.asyncio.connection.__file__)
+
+
+def _torn_down(error: BaseException) -> bool:
+    """A connection closed under a call in flight, which redis-py lets out untranslated.
+
+    When a cluster node fails, redis-py disconnects that node's connections while other
+    calls are still writing on them; the write then fails on the emptied stream with an
+    ``AttributeError`` or ``TypeError`` about ``None`` (redis-py issue 4287) instead of a
+    ``ConnectionError``. It is told apart from a bug of ours by where it was raised: the
+    innermost frame of redis-py's own code is its asyncio connection module.
+    """
+    if not isinstance(error, (AttributeError, TypeError)) or "NoneType" not in str(error):
+        return False
+    frames = [Path(frame.filename) for frame in traceback.extract_tb(error.__traceback__)]
+    ours = [path for path in frames if path.is_relative_to(_REDIS_PACKAGE)]
+    return bool(ours) and ours[-1] == _CONNECTION_MODULE
 
 
 def _prefix(message: str) -> str:
@@ -71,6 +93,8 @@ def storage_trouble(error: BaseException) -> str | None:
     for kind, name in _CLASSES.items():
         if isinstance(error, kind):
             return name
+    if _torn_down(error):
+        return "CONNECTION"
     if isinstance(error, errors.ResponseError):
         prefix = _prefix(str(error))
         return prefix if prefix in STORAGE_PREFIXES else None
