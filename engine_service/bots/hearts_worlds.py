@@ -187,6 +187,9 @@ def world_of(view: HeartsView, hands: tuple[int, ...], rng: random.Random) -> He
         opener = holder
     else:
         passed[seat] = sum(card.bit for card in view.passed)
+        if view.pass_direction.step:
+            giver = (seat - view.pass_direction.step) % SEATS
+            passed[giver] = sum(card.bit for card in view.received)
         assert view.trick is not None  # a playing view shows the trick
         trick = view.trick
         first = view.completed_tricks[0] if view.completed_tricks else trick

@@ -41,10 +41,13 @@ import random
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
 
+from engine_service.core.errors import IllegalAction
 from engine_service.core.protocol import Rules
 
 DEFAULT_BUDGET: Final = 400
 """Playouts per decision by default; see the README for the CPU time this costs."""
+REFUSED: Final = -1e9
+"""The value of a candidate the simulating rules refuse (see :func:`evaluate`)."""
 MAX_PLAYOUT_MOVES: Final = 2000
 """A bound on any one playout, far above a hand of any registered game."""
 
@@ -119,8 +122,15 @@ def evaluate(
     action: Any,
     rng: random.Random,
 ) -> float:
-    """The value for ``seat`` of playing ``action`` in ``world`` and playing out the hand."""
-    after = rules.apply(world, seat, action)
+    """The value for ``seat`` of playing ``action`` in ``world`` and playing out the hand.
+
+    An action ``rules`` refuse in ``world`` is worth :data:`REFUSED`: that happens only when
+    the caller gave no rules and the game's real options differ from the defaults.
+    """
+    try:
+        after = rules.apply(world, seat, action)
+    except IllegalAction:
+        return REFUSED
     if not worlds.hand_over(world, after):
         after = random_playout(worlds, rules, after, rng)
     return worlds.value(rules, after, seat)

@@ -6,6 +6,7 @@ Both the seeded random games (``test_all_games.py``) and the Hypothesis state ma
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from engine_service.bots.search import SearchBot
 from engine_service.codec.record import decode_record, encode_record
 from engine_service.codec.registry import CODECS
 from engine_service.core.errors import IllegalAction, RuleViolation
@@ -271,6 +273,15 @@ class BotChooser:
     ) -> tuple[int, Any]:
         seat = rng.choice(sorted(legal))
         return seat, self.bots[seat].choose(views[seat], legal[seat], rng)
+
+
+def tiny_search(spec: GameSpec[Any, Any, Any, Any]) -> GameSpec[Any, Any, Any, Any]:
+    """``spec`` with its search bot (if any) on a budget of 2 playouts, so games stay quick."""
+    bots = {
+        name: bot.with_budget(2) if isinstance(bot, SearchBot) else bot
+        for name, bot in spec.bots.items()
+    }
+    return dataclasses.replace(spec, bots=bots)
 
 
 def registered_games() -> list[str]:

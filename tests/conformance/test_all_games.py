@@ -19,7 +19,13 @@ from cardengine.v1 import game_pb2
 from engine_service.codec.registry import CODECS
 from engine_service.games import REGISTRY
 from tests.conformance.adapter import cards_anywhere, cards_in_message
-from tests.conformance.checks import BotChooser, CheckedGame, adapter_for, registered_games
+from tests.conformance.checks import (
+    BotChooser,
+    CheckedGame,
+    adapter_for,
+    registered_games,
+    tiny_search,
+)
 from tests.conformance.options import random_config
 
 GAMES_ENV = "CONFORMANCE_GAMES"
@@ -54,7 +60,7 @@ def new_game(
 ) -> tuple[CheckedGame, BotChooser, random.Random]:
     """Game ``index`` of a series: its config, seed, bots and moves all follow from the three."""
     rng = random.Random(f"conformance:{name}:{label}:{index}")
-    spec = REGISTRY[name]
+    spec = tiny_search(REGISTRY[name])
     adapter = adapter_for(name)
     config = random_config(spec, int_ranges or adapter.int_ranges, rng)
     bots = [spec.bots[rng.choice(sorted(spec.bots))] for _ in range(spec.seats)]

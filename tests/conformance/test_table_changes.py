@@ -76,6 +76,7 @@ from tests.conformance.checks import (
     check_legal_listing,
     check_to_act,
     registered_games,
+    tiny_search,
 )
 from tests.conformance.options import random_config
 
@@ -86,6 +87,11 @@ CHANGE_CHANCE: Final = 0.08
 """How often a step is a table change rather than a move."""
 KINDS: Final = tuple(PlayerKind)
 T0: Final = 1_700_000_000_000
+
+
+def kinds_of(spec: GameSpec[Any, Any, Any, Any]) -> list[PlayerKind]:
+    """The player kinds a seat of ``spec``'s game may have: a person or one of its bots."""
+    return [kind for kind in KINDS if not kind.is_bot or kind.value in spec.bots]
 
 
 def table_games(name: str) -> int:
@@ -210,7 +216,7 @@ class TableGame:
                 return
             self.leave(seat, resign=choice == "resign")
         elif choice == "hand over":
-            self.hand_over(seat, self.rng.choice(KINDS))
+            self.hand_over(seat, self.rng.choice(kinds_of(self.spec)))
         elif choice == "end":
             end = GameEndedEarly("ended by the admin")
             check_change(self.rules, self.record, WHOLE_GAME, end)
@@ -338,11 +344,11 @@ def refused(check: Callable[..., None], *args: Any) -> str:
 def new_table_game(name: str, index: int) -> TableGame:
     """Game ``index``: its options, seed, seats and clock all follow from the two."""
     rng = random.Random(f"conformance-table:{name}:{index}")
-    spec = REGISTRY[name]
+    spec = tiny_search(REGISTRY[name])
     adapter = adapter_for(name)
     config = random_config(spec, adapter.int_ranges, rng)
     game = CheckedGame(spec, adapter, config, seed=rng.randrange(2**32))
-    kinds = [rng.choice(KINDS) for _ in range(spec.seats)]
+    kinds = [rng.choice(kinds_of(spec)) for _ in range(spec.seats)]
     expiries = [e for e in ExpiryAction if e is not ExpiryAction.FORFEIT or spec.sides]
     clock = None
     if rng.random() < 0.8:

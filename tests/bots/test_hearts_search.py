@@ -1,0 +1,188 @@
+"""The Hearts search bot: its worlds respect every public fact, and it reads views only.
+
+Positions come from games played by the heuristic bot under random Hearts rule sets; the
+search runs on tiny budgets, since only its correctness is under test here.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from engine_service.bots.hearts_heuristic import HeartsHeuristicBot
+from engine_service.bots.hearts_worlds import HeartsWorlds, Knowledge, sample_hands
+from engine_service.bots.search import SearchBot
+from engine_service.core.cards import DECK_SIZE, SUIT_MASKS, SUIT_SIZE, mask_of
+from engine_service.games import REGISTRY
+from engine_service.games.hearts.config import HeartsConfig
+from engine_service.games.hearts.rules import HeartsRules
+from engine_service.games.hearts.state import SEATS, HeartsState, Phase
+from engine_service.games.hearts.view import HeartsView
+from tests.conformance.checks import BotChooser, CheckedGame, adapter_for, tiny_search
+from tests.conformance.options import random_config
+
+WORLDS = HeartsWorlds()
+HEURISTIC = HeartsHeuristicBot()
+SAMPLES = 5
+
+
+def positions(games: int) -> Iterator[tuple[HeartsRules, HeartsState, int]]:
+    """Every decision point (rules, state, seat to act) of ``games`` heuristic games."""
+    spec = REGISTRY["hearts"]
+    for index in range(games):
+        rng = random.Random(f"search-positions:{index}")
+        config = random_config(spec, {"target": (1, 30), "moon_opponent_penalty": (0, 26)}, rng)
+        rules = HeartsRules(config)
+        state = rules.new_game(rng.randrange(2**32))
+        for _ in range(2_000):
+            seats = rules.current_seats(state)
+            if not seats:
+                break
+            seat = seats[0]
+            yield rules, state, seat
+            legal = rules.legal_actions(state, seat)
+            state = rules.apply(state, seat, HEURISTIC.choose(rules.view(state, seat), legal, rng))
+
+
+def played_by(view: HeartsView) -> list[tuple[int, int, int]]:
+    """(seat, card, suit led) of every card played in the view's hand."""
+    tricks = list(view.completed_tricks)
+    if view.phase is Phase.PLAYING and view.trick is not None:
+        tricks.append(view.trick)
+    return [
+        (trick.seat_of(i), card, trick.cards[0] // SUIT_SIZE)
+        for trick in tricks
+        for i, card in enumerate(trick.cards)
+    ]
+
+
+def check_world(view: HeartsView, world: HeartsState) -> None:
+    """Every public fact of ``view`` and the seat's own cards hold in ``world``."""
+    seat = view.seat
+    assert seat is not None
+    hands = world.hands
+    history = played_by(view)
+    played = mask_of(card for _, card, _ in history)
+    for a in range(SEATS):
+        for b in range(a + 1, SEATS):
+            assert not hands[a] & hands[b], "a card in two hands"
+    everything = played
+    for hand in hands:
+        everything |= hand
+        assert not hand & played, "a played card is in a hand"
+    assert everything == (1 << DECK_SIZE) - 1, "a card is missing"
+    assert hands[seat] == mask_of(view.hand), "the seat's own hand changed"
+    for player in range(SEATS):
+        count = sum(1 for p, _, _ in history if p == player)
+        assert hands[player].bit_count() == 13 - count, "wrong card count"
+    for player, card, led in history:
+        if card // SUIT_SIZE != led:
+            assert not hands[player] & SUIT_MASKS[led], "a shown void holds the suit"
+    if view.phase is Phase.PLAYING and view.pass_direction.step:
+        receiver = (seat + view.pass_direction.step) % SEATS
+        for card in view.passed:
+            assert played >> card & 1 or hands[receiver] >> card & 1, "passed card misplaced"
+    assert world.trick == (view.trick if view.trick is not None else world.trick)
+    assert world.completed == view.completed_tricks
+
+
+def test_every_sampled_world_respects_every_public_fact() -> None:
+    rng = random.Random(7)
+    checked = 0
+    for _rules, state, seat in positions(6):
+        view = HeartsRules().view(state, seat)
+        for _ in range(SAMPLES):
+            check_world(view, WORLDS.sample_world(HeartsRules(), view, rng))
+        checked += 1
+    assert checked > 100
+
+
+def test_a_sampled_world_shows_the_seat_the_view_it_came_from() -> None:
+    rng = random.Random(8)
+    for rules, state, seat in positions(3):
+        view = rules.view(state, seat)
+        world = WORLDS.sample_world(rules, view, rng)
+        seen = rules.view(world, seat)
+        assert seen.hand == view.hand and seen.received == view.received
+        assert seen.passed == view.passed and seen.completed_tricks == view.completed_tricks
+        assert tuple(rules.legal_actions(world, seat)) == tuple(rules.legal_actions(state, seat))
+
+
+def test_sampling_fails_loudly_when_no_deal_fits() -> None:
+    view = HeartsRules().view(HeartsRules().new_game(1), 0)
+    knowledge = Knowledge(view)
+    knowledge.allowed[1] = knowledge.allowed[2] = knowledge.allowed[3] = 0
+    with pytest.raises(ValueError, match="admit no deal"):
+        sample_hands(knowledge, random.Random(0))
+
+
+def permuted(state: HeartsState, seat: int, rng: random.Random) -> HeartsState:
+    """``state`` with same-suit hidden cards swapped between two other seats.
+
+    Same-suit swaps keep every count and shown void; cards the seat passed stay put.
+    """
+    view = HeartsRules().view(state, seat)
+    fixed = mask_of(view.passed)
+    hands = list(state.hands)
+    a, b = rng.sample([s for s in range(SEATS) if s != seat], 2)
+    for suit_mask in SUIT_MASKS:
+        mine = hands[a] & suit_mask & ~fixed
+        theirs = hands[b] & suit_mask & ~fixed
+        if mine and theirs:
+            x, y = mine & -mine, theirs & -theirs
+            hands[a] = hands[a] & ~x | y
+            hands[b] = hands[b] & ~y | x
+    return HeartsState(**{**{f: getattr(state, f) for f in state.__slots__}, "hands": tuple(hands)})
+
+
+def test_decisions_do_not_change_when_hidden_cards_are_permuted() -> None:
+    bot = SearchBot(WORLDS, budget=8)
+    rng = random.Random(9)
+    compared = 0
+    for rules, state, seat in positions(2):
+        if state.phase is not Phase.PLAYING or len(rules.legal_actions(state, seat)) < 2:
+            continue
+        other = permuted(state, seat, rng)
+        if other.hands == state.hands:
+            continue
+        first = bot.choose_under(
+            rules, rules.view(state, seat), rules.legal_actions(state, seat), random.Random(3)
+        )
+        second = bot.choose_under(
+            rules, rules.view(other, seat), rules.legal_actions(other, seat), random.Random(3)
+        )
+        assert first == second
+        compared += 1
+    assert compared > 10
+
+
+def test_the_same_view_and_seed_give_the_same_move() -> None:
+    bot = SearchBot(WORLDS, budget=12)
+    for rules, state, seat in positions(1):
+        view, legal = rules.view(state, seat), rules.legal_actions(state, seat)
+        moves = {bot.choose_under(rules, view, legal, random.Random(f"x:{seat}")) for _ in "ab"}
+        assert len(moves) == 1
+
+
+def test_the_plain_bot_call_searches_under_the_default_rules() -> None:
+    rules = HeartsRules(HeartsConfig())
+    state = rules.new_game(5)
+    legal = rules.legal_actions(state, 0)
+    action = SearchBot(WORLDS, budget=4).choose(rules.view(state, 0), legal, random.Random(1))
+    assert action in list(legal)
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_search_bots_in_every_seat_keep_every_conformance_invariant(index: int) -> None:
+    spec = tiny_search(REGISTRY["hearts"])
+    rng = random.Random(f"search-conformance:{index}")
+    adapter = adapter_for("hearts")
+    config = random_config(spec, adapter.int_ranges, rng)
+    game = CheckedGame(spec, adapter, config, seed=rng.randrange(2**32))
+    bots = [spec.bots["search"]] * spec.seats
+    chooser = BotChooser(bots)
+    while not game.finished:
+        game.step(chooser, rng)
+    game.finish()
