@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Final
 
 from engine_service.bots.guandan_heuristic import GuandanHeuristicBot
+from engine_service.bots.guandan_worlds import GuandanWorlds
 from engine_service.bots.random_bot import RandomBot
+from engine_service.bots.search import SearchBot
 from engine_service.core.protocol import GameSpec
 from engine_service.games.guandan.actions import GuandanAction
 from engine_service.games.guandan.config import GuandanConfig
@@ -19,6 +21,10 @@ GUANDAN: Final[GameSpec[GuandanConfig, GuandanState, GuandanAction, GuandanView]
     seats=SEATS,
     config_type=GuandanConfig,
     make_rules=GuandanRules,
-    bots={"random": RandomBot[GuandanAction](), "heuristic": GuandanHeuristicBot()},
+    bots={
+        "random": RandomBot[GuandanAction](),
+        "heuristic": GuandanHeuristicBot(),
+        "search": SearchBot(GuandanWorlds()),
+    },
     sides=((0, 2), (1, 3)),
 )

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Final
 
 from engine_service.bots.klaberjass_heuristic import KlaberjassHeuristicBot
+from engine_service.bots.klaberjass_worlds import KlaberjassWorlds
 from engine_service.bots.random_bot import RandomBot
+from engine_service.bots.search import SearchBot
 from engine_service.core.protocol import GameSpec
 from engine_service.games.klaberjass.actions import KlaberjassAction
 from engine_service.games.klaberjass.config import KlaberjassConfig
@@ -20,7 +22,11 @@ KLABERJASS: Final[GameSpec[KlaberjassConfig, KlaberjassState, KlaberjassAction, 
         seats=SEATS,
         config_type=KlaberjassConfig,
         make_rules=KlaberjassRules,
-        bots={"random": RandomBot[KlaberjassAction](), "heuristic": KlaberjassHeuristicBot()},
+        bots={
+            "random": RandomBot[KlaberjassAction](),
+            "heuristic": KlaberjassHeuristicBot(),
+            "search": SearchBot(KlaberjassWorlds()),
+        },
         sides=((0,), (1,)),
     )
 )
