@@ -44,7 +44,7 @@ from typing import Any, Final, Protocol
 from engine_service.core.errors import IllegalAction
 from engine_service.core.protocol import Rules
 
-DEFAULT_BUDGET: Final = 400
+DEFAULT_BUDGET: Final = 240
 """Playouts per decision by default; see the README for the CPU time this costs."""
 REFUSED: Final = -1e9
 """The value of a candidate the simulating rules refuse (see :func:`evaluate`)."""
