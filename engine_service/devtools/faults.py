@@ -251,15 +251,16 @@ async def _failover(
     folder: Path,
     timing: Timing,
     workers: int,
-    flags: tuple[str, ...] = (),
+    wait_replicas: int = 0,
 ) -> Outcome:
     """``kill -9`` of the master ``master`` finds; the fault lasts until its replica took over.
 
     Nothing is restored by hand: the fault's end is when the promotion shows (the sentinels
     name the replica, or it is a master of a whole cluster again), and "first OK" counts from
-    there. Without ``WAIT`` a replica may lack the last writes its master acknowledged, so
-    loss is reported but not a broken promise.
+    there. Without ``WAIT`` (``wait_replicas`` 0) a replica may lack the last writes its
+    master acknowledged, so loss is reported but not a broken promise.
     """
+    flags = [f"--redis-wait-replicas={wait_replicas}"]
     with engine_process(redis_url, folder, flags=flags) as engine:
         failover = master(redis_url)
         outcome = await _scenario(
@@ -272,7 +273,7 @@ async def _failover(
             failover.kill,
             failover.wait_promoted,
         )
-    outcome.expected_loss = "--redis-wait-replicas=0" in flags
+    outcome.expected_loss = wait_replicas == 0
     return outcome
 
 
@@ -288,7 +289,7 @@ async def sentinel_failover(
             folder,
             timing,
             workers,
-            (f"--redis-wait-replicas={wait_replicas}",),
+            wait_replicas,
         )
 
 
@@ -302,7 +303,6 @@ async def cluster_failover(folder: Path, timing: Timing, workers: int) -> Outcom
             folder,
             timing,
             workers,
-            ("--redis-wait-replicas=0",),
         )
 
 
