@@ -6,6 +6,7 @@ search runs on tiny budgets, since only its correctness is under test here.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterator
 
@@ -134,7 +135,7 @@ def permuted(state: HeartsState, seat: int, rng: random.Random) -> HeartsState:
             x, y = mine & -mine, theirs & -theirs
             hands[a] = hands[a] & ~x | y
             hands[b] = hands[b] & ~y | x
-    return HeartsState(**{**{f: getattr(state, f) for f in state.__slots__}, "hands": tuple(hands)})
+    return dataclasses.replace(state, hands=tuple(hands))
 
 
 def test_decisions_do_not_change_when_hidden_cards_are_permuted() -> None:
