@@ -43,6 +43,8 @@ from engine_service.games.hearts.state import (
 )
 from engine_service.games.hearts.view import HeartsView
 
+SEARCH_BUDGET: Final = 170
+"""Playouts per Hearts decision: about 50 ms of CPU per move compiled (README figures)."""
 PASS_POOL: Final = 6
 """Passes searched: every 3 of the seat's 6 most dangerous cards (20 of the 286)."""
 GAME_BONUS: Final = 26.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from engine_service.bots.guandan_heuristic import GuandanHeuristicBot
-from engine_service.bots.guandan_worlds import GuandanWorlds
+from engine_service.bots.guandan_worlds import SEARCH_BUDGET, GuandanWorlds
 from engine_service.bots.random_bot import RandomBot
 from engine_service.bots.search import SearchBot
 from engine_service.core.protocol import GameSpec
@@ -24,7 +24,7 @@ GUANDAN: Final[GameSpec[GuandanConfig, GuandanState, GuandanAction, GuandanView]
     bots={
         "random": RandomBot[GuandanAction](),
         "heuristic": GuandanHeuristicBot(),
-        "search": SearchBot(GuandanWorlds()),
+        "search": SearchBot(GuandanWorlds(), SEARCH_BUDGET),
     },
     sides=((0, 2), (1, 3)),
 )

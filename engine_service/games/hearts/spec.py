@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from engine_service.bots.hearts_heuristic import HeartsHeuristicBot
-from engine_service.bots.hearts_worlds import HeartsWorlds
+from engine_service.bots.hearts_worlds import SEARCH_BUDGET, HeartsWorlds
 from engine_service.bots.random_bot import RandomBot
 from engine_service.bots.search import SearchBot
 from engine_service.core.protocol import GameSpec
@@ -24,6 +24,6 @@ HEARTS: Final[GameSpec[HeartsConfig, HeartsState, HeartsAction, HeartsView]] = G
     bots={
         "random": RandomBot[HeartsAction](),
         "heuristic": HeartsHeuristicBot(),
-        "search": SearchBot(HeartsWorlds()),
+        "search": SearchBot(HeartsWorlds(), SEARCH_BUDGET),
     },
 )

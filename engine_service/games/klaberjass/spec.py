@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from engine_service.bots.klaberjass_heuristic import KlaberjassHeuristicBot
-from engine_service.bots.klaberjass_worlds import KlaberjassWorlds
+from engine_service.bots.klaberjass_worlds import SEARCH_BUDGET, KlaberjassWorlds
 from engine_service.bots.random_bot import RandomBot
 from engine_service.bots.search import SearchBot
 from engine_service.core.protocol import GameSpec
@@ -25,7 +25,7 @@ KLABERJASS: Final[GameSpec[KlaberjassConfig, KlaberjassState, KlaberjassAction, 
         bots={
             "random": RandomBot[KlaberjassAction](),
             "heuristic": KlaberjassHeuristicBot(),
-            "search": SearchBot(KlaberjassWorlds()),
+            "search": SearchBot(KlaberjassWorlds(), SEARCH_BUDGET),
         },
         sides=((0,), (1,)),
     )
