@@ -6,9 +6,12 @@ import argparse
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from engine_service.app.play import REQUEST_BUDGET, SLICE_BUDGET
+from engine_service.app.search_budgets import parse_search_budgets
 from engine_service.app.seats import KeySpecError, ServiceKeys
+from engine_service.games import REGISTRY
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +51,9 @@ class Settings:
         bot_seconds_per_call: the most time one request spends on bot moves.
         bot_moves_per_slice: the most bot moves one slice of the timer loop makes.
         bot_seconds_per_slice: the most time one slice of the timer loop spends on bot moves.
+        search_budgets: ``GAME=PLAYOUTS`` entries, each game's search bot on that budget
+            instead of its default; ``0`` takes the search bot off the game
+            (:mod:`engine_service.app.search_budgets`).
         timer_interval_seconds: how often the timer loop looks for due clocks and bot games.
         timer_share: the fraction of the process's time the timer loop may spend on slices
             when it plays them on the event loop (no background workers).
@@ -100,6 +106,7 @@ class Settings:
     bot_seconds_per_call: float = REQUEST_BUDGET.seconds
     bot_moves_per_slice: int = SLICE_BUDGET.moves
     bot_seconds_per_slice: float = SLICE_BUDGET.seconds
+    search_budgets: tuple[str, ...] = ()
     timer_interval_seconds: float = 0.05
     timer_share: float = 0.25
     service_keys: tuple[str, ...] = ()
@@ -357,6 +364,16 @@ def parse_settings(
         "refuse to start when the address is served already (environment ENGINE_JOIN_GROUP=1)",
     )
     parser.add_argument(
+        "--search-budget",
+        dest="search_budgets",
+        action="append",
+        default=env("ENGINE_SEARCH_BUDGETS", "").replace(";", " ").split(),
+        help="GAME=PLAYOUTS: the search bot of GAME makes that many playouts per decision "
+        "instead of its default (about 50 ms of CPU a move); 0 takes the search bot off "
+        "GAME; repeat for several games (environment ENGINE_SEARCH_BUDGETS, separated by "
+        "spaces or semicolons; default: each game's own)",
+    )
+    parser.add_argument(
         "--background-workers",
         type=int,
         default=int(env("ENGINE_BACKGROUND_WORKERS", DEFAULT_BACKGROUND_WORKERS)),
@@ -379,11 +396,16 @@ def parse_settings(
         help="the largest request message taken; larger ones get RESOURCE_EXHAUSTED unread "
         f"(environment ENGINE_MAX_REQUEST_BYTES; default {base.max_request_bytes}, 256 KiB)",
     )
-    args = parser.parse_args(argv)
-    values = vars(args)
-    values["service_keys"] = tuple(values["service_keys"])
+    return _checked(parser, vars(parser.parse_args(argv)))
+
+
+def _checked(parser: argparse.ArgumentParser, values: dict[str, Any]) -> Settings:
+    """The settings of parsed ``values``; exits through ``parser`` on a bad key or budget."""
+    for name in ("service_keys", "search_budgets"):
+        values[name] = tuple(values[name])
     try:
         ServiceKeys.of(values["service_keys"])
-    except KeySpecError as error:
+        parse_search_budgets(values["search_budgets"], REGISTRY)
+    except (KeySpecError, ValueError) as error:
         parser.error(str(error))
     return Settings(**values)

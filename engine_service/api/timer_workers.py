@@ -26,7 +26,9 @@ from typing import Final
 from engine_service.api.logs import configure_logging
 from engine_service.app.engine import Engine
 from engine_service.app.play import BotBudget
+from engine_service.app.search_budgets import parse_search_budgets, with_search_budgets
 from engine_service.app.timers import TimerSettings, run_timers
+from engine_service.games import REGISTRY
 from engine_service.settings import Settings
 from engine_service.store.redis_store import RedisGameStore
 
@@ -64,7 +66,9 @@ def engine_for(
     """
     budget = BotBudget(settings.bot_moves_per_call, settings.bot_seconds_per_call, search=False)
     slices = BotBudget(settings.bot_moves_per_slice, settings.bot_seconds_per_slice)
-    return Engine(store, budget=budget, slice_budget=slices, work_clock=work_clock)
+    budgets = parse_search_budgets(settings.search_budgets, REGISTRY)
+    registry = with_search_budgets(REGISTRY, budgets)
+    return Engine(store, registry, budget=budget, slice_budget=slices, work_clock=work_clock)
 
 
 def _work(settings: Settings, stop: ProcessEvent) -> None:

@@ -29,6 +29,7 @@ from engine_service.app.play import (
     BotBudget,
     Move,
     SeatView,
+    check_offered,
     listing_of,
     play_bots,
     seat_view,
@@ -47,6 +48,7 @@ from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
 from engine_service.core.table import (
     ClockPolicy,
     ExpiryAction,
+    SeatHandedOver,
     TableChange,
     check_can_act,
     check_change,
@@ -223,6 +225,10 @@ class Engine:
         spec = self.spec(game_type)
         if len(seats) != spec.seats:
             raise MalformedRequest("seats", f"{game_type} needs exactly {spec.seats} seats")
+        for index, kind in enumerate(seats):
+            check_offered(spec, kind, f"seats[{index}]")
+        if new.clock is not None and new.clock.on_expiry.bot is not None:
+            check_offered(spec, new.clock.on_expiry.bot, "clock.on_expiry")
         forfeits = new.clock is not None and new.clock.on_expiry is ExpiryAction.FORFEIT
         if forfeits and spec.sides is None:
             raise MalformedRequest(
@@ -388,6 +394,8 @@ class Engine:
             now = self.now_ms()
             moves = []
             for seat, change in changes(spec, record):
+                if isinstance(change, SeatHandedOver):
+                    check_offered(spec, change.kind, "player_type")
                 check_change(rules, record, seat, change)
                 record, move = step(spec, rules, record, seat, change, now)
                 moves.append(move)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from engine_service.bots.search import SearchBot
+from engine_service.core.errors import MalformedRequest
 from engine_service.core.events import Event
 from engine_service.core.protocol import GameSpec, Outcome, Rules
 from engine_service.core.record import GameRecord, PlayerKind
@@ -112,6 +113,22 @@ def step(
 def bot_seats(rules: Rules[Any, Any, Any], record: GameRecord) -> list[int]:
     """The seats that must act now and are played by bots."""
     return [s for s in seats_to_act(rules, record) if record.seats[s].kind.is_bot]
+
+
+def check_offered(spec: GameSpec[Any, Any, Any, Any], kind: PlayerKind, field_path: str) -> None:
+    """Refuse a bot the game does not offer, before anything is stored.
+
+    Why here: :func:`bot_move` looks the bot up by name, so a seat given to a bot the game
+    lacks would fail at its first move, inside the timer loop, long after the request.
+
+    Raises:
+        MalformedRequest: ``kind`` is a bot missing from ``spec.bots``.
+    """
+    if kind.is_bot and kind.value not in spec.bots:
+        offered = ", ".join(sorted(spec.bots))
+        raise MalformedRequest(
+            field_path, f"{spec.name} offers no {kind.value} bot (offered: {offered})"
+        )
 
 
 def bot_move(
