@@ -27,7 +27,7 @@ CLOCK_VARIABLE = "CLOCK"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``--game``, ``--seed`` and ``--clock``, find or start a service, play; the status."""
+    """Parse ``--game``, ``--seed``, ``--clock``, ``--bots``; find or start a service; play."""
     parser = argparse.ArgumentParser(description="Play a card game against the engine's bots.")
     add_game_arguments(parser)
     args = parser.parse_args(argv)
@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"{CLOCK_VARIABLE} must be a number of seconds")
     with contextlib.ExitStack() as stack:
         address = os.environ.get(ADDRESS_VARIABLE) or stack.enter_context(local_service())
-        return run(address, args.game, args.seed, clock)
+        return run(address, args.game, args.seed, clock, args.bots)
 
 
 if __name__ == "__main__":

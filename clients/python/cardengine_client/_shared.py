@@ -44,6 +44,7 @@ PLAYER_TYPES: Final = MappingProxyType(
         "human": game_pb2.PLAYER_TYPE_HUMAN,
         "random": game_pb2.PLAYER_TYPE_BOT_RANDOM,
         "heuristic": game_pb2.PLAYER_TYPE_BOT_HEURISTIC,
+        "search": game_pb2.PLAYER_TYPE_BOT_SEARCH,
     }
 )
 """Short names accepted by ``create_game`` for each seat."""

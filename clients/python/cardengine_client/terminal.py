@@ -33,7 +33,7 @@ from google.protobuf.message import Message
 
 from cardengine_client.actions import choose_cards
 from cardengine_client.cards import card_sort_key, format_cards, parse_cards
-from cardengine_client.client import Clock, EngineClient
+from cardengine_client.client import PLAYER_TYPES, Clock, EngineClient
 from cardengine_client.errors import Aborted, EngineError, IllegalAction, InvalidArgument
 from cardengine_client.text import (
     GAME_TEXTS,
@@ -63,16 +63,23 @@ class PlayerQuit(EOFError):
     """The player typed ``quit``; handled like the end of input."""
 
 
-def _human_vs_bots(client: EngineClient, game_type: str) -> list[str]:
-    """Seat 0 for the person, heuristic bots in every other seat of ``game_type``.
+BOT_LEVELS: Final = ("heuristic", "random", "search")
+"""The ``--bots`` a person may play against (keys of :data:`PLAYER_TYPES`)."""
+
+
+def _human_vs_bots(client: EngineClient, game_type: str, bots: str = "heuristic") -> list[str]:
+    """Seat 0 for the person, ``bots`` in every other seat of ``game_type``.
 
     Raises:
-        ValueError: the service does not host ``game_type``.
+        ValueError: the service does not host ``game_type``, or that game offers no ``bots``.
     """
     types = client.list_game_types().game_types
     for game in types:
         if game.name == game_type:
-            return ["human"] + ["heuristic"] * (game.seats - 1)
+            offered = {bot.player_type for bot in game.bots}
+            if offered and PLAYER_TYPES[bots] not in offered:
+                raise ValueError(f"{game_type} offers no {bots} bot on this service")
+            return ["human"] + [bots] * (game.seats - 1)
     hosted = ", ".join(game.name for game in types)
     raise ValueError(f"the service does not host {game_type!r}; it hosts: {hosted}")
 
@@ -358,8 +365,9 @@ def play(
     output: TextIO = sys.stdout,
     seed: int | None = None,
     clock: float | None = None,
+    bots: str = "heuristic",
 ) -> game_pb2.GameView:
-    """Play one game of ``game_type`` as seat 0 against heuristic bots; return the final view.
+    """Play one game of ``game_type`` as seat 0 against ``bots``; return the final view.
 
     With ``clock`` the person has that many seconds per decision (and a bank of as many
     again), after which the heuristic bot moves for them; the views show what is left.
@@ -374,7 +382,7 @@ def play(
     def show(text: str) -> None:
         print(text, file=output, flush=True)
 
-    seats = _human_vs_bots(client, game_type)
+    seats = _human_vs_bots(client, game_type, bots)
     turn_clock = Clock(clock, bank=clock, on_expiry="heuristic") if clock is not None else None
     created = client.create_game(game_type, seats, seed=seed, clock=turn_clock)
     seat, token = _seat_token(created)
@@ -392,12 +400,16 @@ def play(
 
 
 def run(
-    target: str, game_type: str = "hearts", seed: int | None = None, clock: float | None = None
+    target: str,
+    game_type: str = "hearts",
+    seed: int | None = None,
+    clock: float | None = None,
+    bots: str = "heuristic",
 ) -> int:
     """Play one game on the service at ``target`` with stdin/stdout; the process exit status."""
     try:
         with EngineClient(target) as client:
-            play(client, game_type, seed=seed, clock=clock)
+            play(client, game_type, seed=seed, clock=clock, bots=bots)
     except (EOFError, KeyboardInterrupt):
         print("\nGoodbye.")
     except (ValueError, EngineError) as err:
@@ -407,17 +419,23 @@ def run(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line: ``--target HOST:PORT [--game NAME] [--seed N] [--clock SECONDS]``."""
+    """The command line: ``--target HOST:PORT [--game G] [--seed N] [--clock S] [--bots B]``."""
     parser = argparse.ArgumentParser(description="Play a card game against the engine's bots.")
     parser.add_argument("--target", required=True, help="the service's HOST:PORT")
     add_game_arguments(parser)
     args = parser.parse_args(argv)
-    return run(args.target, args.game, args.seed, args.clock)
+    return run(args.target, args.game, args.seed, args.clock, args.bots)
 
 
 def add_game_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--game``, ``--seed`` and ``--clock``, shared with ``make play``'s command line."""
+    """``--game``, ``--seed``, ``--clock`` and ``--bots``, shared with ``make play``'s."""
     parser.add_argument("--game", default="hearts", help="the game type (default: hearts)")
+    parser.add_argument(
+        "--bots",
+        choices=BOT_LEVELS,
+        default="heuristic",
+        help="the bots in the other seats (default: heuristic; search is the strongest)",
+    )
     parser.add_argument("--seed", type=int, help="fix the shuffles, to replay a game")
     parser.add_argument(
         "--clock",

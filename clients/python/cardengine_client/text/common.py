@@ -36,6 +36,7 @@ _PLAYER_LABELS: Final = MappingProxyType(
         game_pb2.PLAYER_TYPE_HUMAN: "human",
         game_pb2.PLAYER_TYPE_BOT_RANDOM: "random bot",
         game_pb2.PLAYER_TYPE_BOT_HEURISTIC: "heuristic bot",
+        game_pb2.PLAYER_TYPE_BOT_SEARCH: "search bot",
     }
 )
 
