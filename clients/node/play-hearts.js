@@ -7,14 +7,16 @@
 // strategy). Moves go out with SubmitAction; the stream shows the bots' replies as they come.
 //
 // usage: node play-hearts.js [--address host:port] [--watch-address host:port] [--seed N]
-//                            [--bots heuristic|random] [--json]
+//                            [--bots heuristic|random|search] [--json]
 // --watch-address watches through another address than the one moves go to (a proxy, say).
 
 const { parseArgs } = require('node:util');
 const { EngineClient, chooseCards, enumNumbers, status } = require('./lib/client');
 
 const RANKS = enumNumbers('cardengine.v1.Rank');
-const BOTS = { heuristic: 'PLAYER_TYPE_BOT_HEURISTIC', random: 'PLAYER_TYPE_BOT_RANDOM' };
+const BOTS = {
+  heuristic: 'PLAYER_TYPE_BOT_HEURISTIC', random: 'PLAYER_TYPE_BOT_RANDOM', search: 'PLAYER_TYPE_BOT_SEARCH',
+};
 const HUMAN_SEAT = 0;
 const MAX_STALE_RETRIES = 5;
 const MAX_UPDATES = 20000; // far more than a game has versions: a runaway stream fails instead

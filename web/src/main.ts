@@ -121,7 +121,7 @@ function describeEvent(event: GameEvent): string {
 // out seat 0 and an empty message (SeatTokenReissued), both proto3 defaults.
 const PLAYERS: Record<number, string> = {
   [PlayerType.HUMAN]: "a person", [PlayerType.BOT_RANDOM]: "a random bot",
-  [PlayerType.BOT_HEURISTIC]: "the heuristic bot",
+  [PlayerType.BOT_HEURISTIC]: "the heuristic bot", [PlayerType.BOT_SEARCH]: "the search bot",
 };
 
 const player = (type: PlayerType): string => PLAYERS[type] ?? "a bot";
@@ -555,7 +555,9 @@ function drawSeatTypes(): void {
   for (let index = 0; index < SEATS[game]; index += 1) {
     const label = el("label", {}, `Seat ${index} `);
     const select = el("select", { class: "seat-type", "data-seat": String(index) }) as HTMLSelectElement;
-    for (const [value, text] of [["HUMAN", "person"], ["BOT_HEURISTIC", "heuristic bot"], ["BOT_RANDOM", "random bot"]]) {
+    const kinds = [["HUMAN", "person"], ["BOT_HEURISTIC", "heuristic bot"], ["BOT_SEARCH", "search bot"],
+      ["BOT_RANDOM", "random bot"]];
+    for (const [value, text] of kinds) {
       select.append(el("option", { value }, text));
     }
     select.value = index === 0 ? "HUMAN" : "BOT_HEURISTIC";
