@@ -40,7 +40,8 @@ class _PlayerTypeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PlayerType
     """A bot inside the service that plays by rules of thumb."""
     PLAYER_TYPE_BOT_SEARCH: _PlayerType.ValueType  # 4
     """A bot inside the service that searches: it samples the hidden cards consistently with
-    its seat's view and plays each legal action out in many such deals (Hearts for now).
+    its seat's view and plays each legal action out in many such deals. Every game offers it
+    unless the operator took it off (ListGameTypes lists each game's bots and budgets).
     """
 
 class PlayerType(_PlayerType, metaclass=_PlayerTypeEnumTypeWrapper):
@@ -55,7 +56,8 @@ PLAYER_TYPE_BOT_HEURISTIC: PlayerType.ValueType  # 3
 """A bot inside the service that plays by rules of thumb."""
 PLAYER_TYPE_BOT_SEARCH: PlayerType.ValueType  # 4
 """A bot inside the service that searches: it samples the hidden cards consistently with
-its seat's view and plays each legal action out in many such deals (Hearts for now).
+its seat's view and plays each legal action out in many such deals. Every game offers it
+unless the operator took it off (ListGameTypes lists each game's bots and budgets).
 """
 Global___PlayerType: _TypeAlias = PlayerType  # noqa: Y015
 
