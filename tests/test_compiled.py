@@ -15,16 +15,13 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 import engine_service
-from engine_service.devtools.local import free_port, redis_server
+from engine_service.devtools.local import engine_command, free_port, redis_server, wait_serving
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "engine_service"
@@ -102,41 +99,13 @@ def mapped_engine_objects(pid: int) -> set[str]:
     return paths
 
 
-def wait_healthy(address: str, process: subprocess.Popen[bytes]) -> None:
-    with grpc.insecure_channel(address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            try:
-                health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                return
-            except grpc.RpcError:
-                assert process.poll() is None, "the server exited during startup"
-                assert time.monotonic() < deadline, "the server did not become healthy"
-                time.sleep(0.1)
-
-
 @contextlib.contextmanager
 def serve(redis_url: str, *, pure: bool) -> Iterator[int]:
     """A real ``python -m engine_service`` on a free port; yields its PID, stops it by PID."""
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "engine_service",
-            "--address",
-            f"127.0.0.1:{port}",
-            "--redis-url",
-            redis_url,
-            "--metrics-port",
-            "0",
-        ],
-        env=env(pure=pure),
-        cwd=ROOT,
-    )
+    address = f"127.0.0.1:{free_port()}"
+    process = subprocess.Popen(engine_command(address, redis_url), env=env(pure=pure), cwd=ROOT)
     try:
-        wait_healthy(f"127.0.0.1:{port}", process)
+        wait_serving(address, process, STARTUP_SECONDS)
         yield process.pid
     finally:
         process.terminate()

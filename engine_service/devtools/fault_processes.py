@@ -13,18 +13,15 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-import grpc
 import redis
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from engine_service.devtools.local import free_port
+from engine_service.devtools.local import engine_command, free_port, wait_serving
 
 STARTUP_SECONDS = 20.0
 POLL_SECONDS = 0.05
@@ -159,22 +156,6 @@ class EngineProcess:
         return Path(self.log.name).read_text(errors="replace")
 
 
-def _wait_serving(address: str, process: subprocess.Popen[bytes]) -> None:
-    with grpc.insecure_channel(address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            try:
-                reply = health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the engine on {address} did not start")
-            time.sleep(POLL_SECONDS * 2)
-
-
 @contextlib.contextmanager
 def engine_process(
     redis_url: str, log_folder: Path, *, volatile: bool = False, flags: Sequence[str] = ()
@@ -188,19 +169,15 @@ def engine_process(
     """
     port = free_port()
     address = f"127.0.0.1:{port}"
-    command = [
-        sys.executable,
-        "-m",
-        "engine_service",
-        f"--address={address}",
-        f"--redis-url={redis_url}",
+    command = engine_command(
+        address,
+        redis_url,
         "--processes=1",
         "--background-workers=0",
-        "--metrics-port=0",
         "--no-reflection",
         "--grace-seconds=1",  # the load has stopped by then: nothing to drain
         *flags,
-    ]
+    )
     log_folder.mkdir(parents=True, exist_ok=True)
     with (log_folder / f"engine-{port}.log").open("w+b") as log:
         process = subprocess.Popen(
@@ -215,7 +192,7 @@ def engine_process(
             },
         )
         try:
-            _wait_serving(address, process)
+            wait_serving(address, process, STARTUP_SECONDS)
             yield EngineProcess(address, process, log)
         finally:
             _stop(process)

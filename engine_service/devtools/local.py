@@ -11,6 +11,7 @@ import contextlib
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -20,7 +21,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import grpc
 import redis
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from engine_service.api.server import metrics_exporter, serve_until
 from engine_service.settings import Settings
@@ -33,6 +36,41 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def engine_command(address: str, redis_url: str, *flags: str) -> list[str]:
+    """``python -m engine_service`` on ``address`` over ``redis_url``, without a metrics port.
+
+    The metrics exporter would bind a fixed port by default; a test or a tool that starts
+    several servers must not collide there. ``flags``: further command-line settings.
+    """
+    command = [sys.executable, "-m", "engine_service", f"--address={address}"]
+    return [*command, f"--redis-url={redis_url}", "--metrics-port=0", *flags]
+
+
+def wait_serving(address: str, process: subprocess.Popen[bytes], seconds: float) -> None:
+    """Poll the ``grpc.health.v1`` Check at ``address`` until it reports SERVING.
+
+    A server process binds, connects to Redis and only then reports SERVING, so calls made
+    before that would fail for reasons that have nothing to do with what is being tried.
+    The wait is bounded by ``seconds`` and gives up at once if ``process`` exits, raising
+    RuntimeError that names the address, so a server that cannot start fails fast and clearly.
+    """
+    deadline = time.monotonic() + seconds
+    with grpc.insecure_channel(address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        while True:
+            try:
+                reply = health.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            if process.poll() is not None:
+                raise RuntimeError(f"the engine on {address} exited with {process.returncode}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the engine on {address} did not serve within {seconds} s")
+            time.sleep(0.1)
 
 
 def _wait_for_redis(url: str, process: subprocess.Popen[bytes]) -> None:

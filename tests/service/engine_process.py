@@ -22,7 +22,7 @@ from cardengine.v1 import engine_service_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from engine_service.api.healthcheck import check
-from engine_service.devtools.local import free_port
+from engine_service.devtools.local import engine_command, free_port, wait_serving
 
 START_SECONDS = 30.0
 """How long a server process may take to report SERVING (a bound, not a measurement)."""
@@ -54,15 +54,10 @@ def engine_process(redis_url: str, *flags: str) -> Iterator[tuple[str, subproces
     """``python -m engine_service`` (one process) on a free port, once SERVING; killed after."""
     port = free_port()
     address = f"127.0.0.1:{port}"
-    command = [sys.executable, "-m", "engine_service", "--address", address]
-    command += ["--redis-url", redis_url, "--metrics-port", "0", "--processes", "1", *flags]
+    command = engine_command(address, redis_url, "--processes=1", *flags)
     process = subprocess.Popen(command, env={**os.environ, "ENGINE_LOG_LEVEL": "WARNING"})
     try:
-        deadline = time.monotonic() + START_SECONDS
-        while check(address, timeout=1.0) != "SERVING":
-            assert process.poll() is None, "the server process ended"
-            assert time.monotonic() < deadline, "the server process did not start"
-            time.sleep(0.1)
+        wait_serving(address, process, START_SECONDS)
         yield address, process
     finally:
         if process.poll() is None:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,11 +13,10 @@ from typing import Any
 import grpc
 from google.protobuf import duration_pb2
 from google.rpc import error_details_pb2
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
 from engine_service.app.seats import key_spec
-from engine_service.devtools.local import free_port
+from engine_service.devtools.local import engine_command, free_port, wait_serving
 
 STARTUP_SECONDS = 30.0
 
@@ -93,8 +90,7 @@ def refusal_of(error: grpc.RpcError) -> Refusal:
 def server_process(redis_url: str, *args: str, **env: str) -> Iterator[str]:
     """``python -m engine_service`` as its own process on a free port; stopped by its PID."""
     address = f"127.0.0.1:{free_port()}"
-    command = [sys.executable, "-m", "engine_service", "--address", address]
-    command += ["--redis-url", redis_url, "--metrics-port", "0", "--processes", "1", *args]
+    command = engine_command(address, redis_url, "--processes=1", *args)
     environment = {
         **os.environ,
         "ENGINE_LOG_LEVEL": "WARNING",
@@ -103,23 +99,8 @@ def server_process(redis_url: str, *args: str, **env: str) -> Iterator[str]:
     }
     process = subprocess.Popen(command, env=environment)
     try:
-        wait_serving(address, process)
+        wait_serving(address, process, STARTUP_SECONDS)
         yield address
     finally:
         process.terminate()
         process.wait(timeout=STARTUP_SECONDS)
-
-
-def wait_serving(address: str, process: subprocess.Popen[bytes]) -> None:
-    """Until the health service at ``address`` answers (bounded; the process must live)."""
-    with grpc.insecure_channel(address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            try:
-                health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                return
-            except grpc.RpcError:
-                assert process.poll() is None, "the server exited"
-                assert time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.1)

@@ -14,9 +14,9 @@ import sys
 import pytest
 
 from engine_service.api.exposure import StartRefused, check_exposure, check_unserved
-from engine_service.devtools.local import free_port
+from engine_service.devtools.local import free_port, wait_serving
 from engine_service.settings import Settings
-from tests.service.keyed import STARTUP_SECONDS, new_key, server_process, wait_serving
+from tests.service.keyed import STARTUP_SECONDS, new_key, server_process
 
 pytestmark = pytest.mark.service
 
@@ -47,7 +47,7 @@ def test_a_process_group_of_two_starts_and_a_member_may_join(redis_url: str) -> 
     command += ["--redis-url", redis_url, "--metrics-port", "0", "--background-workers", "0"]
     group = subprocess.Popen(command, env=ENV)
     try:
-        wait_serving(address, group)
+        wait_serving(address, group, STARTUP_SECONDS)
         with pytest.raises(StartRefused):
             check_unserved(Settings(address=address))
         check_unserved(Settings(address=address, join_group=True))
