@@ -34,6 +34,7 @@ from itertools import combinations
 from typing import Final
 
 from engine_service.bots.guandan_plan import hand_cost, holding_of, without
+from engine_service.bots.search import weighted_choice
 from engine_service.games.guandan.actions import GuandanAction, PassTurn, PlayCards
 from engine_service.games.guandan.cards import (
     COPIES,
@@ -219,16 +220,6 @@ def _hall(left: dict[int, int], room: list[int]) -> bool:
     return True
 
 
-def _weighted(choices: list[int], weights: list[int], rng: random.Random) -> int:
-    """One of ``choices`` with chance proportional to its weight, drawn from ``rng``."""
-    pick = rng.randrange(sum(weights))
-    for choice, weight in zip(choices, weights, strict=True):
-        if pick < weight:
-            return choice
-        pick -= weight
-    raise AssertionError("unreachable: pick is below the sum of the weights")
-
-
 def sample_places(knowledge: Knowledge, rng: random.Random) -> list[list[int]]:
     """The kinds in each place of one world (module docstring)."""
     places = len(knowledge.room)
@@ -262,7 +253,7 @@ def sample_places(knowledge: Knowledge, rng: random.Random) -> list[list[int]]:
             room[p] += 1
         if not any(weights):
             raise ValueError("the view's public facts admit no deal")
-        place = _weighted(choices, weights, rng)
+        place = weighted_choice(choices, weights, rng)
         placed[place].append(kind)
         room[place] -= 1
     return placed

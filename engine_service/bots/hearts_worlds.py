@@ -29,6 +29,7 @@ from itertools import combinations
 from typing import Final
 
 from engine_service.bots.hearts_heuristic import danger
+from engine_service.bots.search import weighted_choice
 from engine_service.core.cards import DECK_SIZE, FULL_DECK_MASK, SUIT_MASKS, SUIT_SIZE, cards_in
 from engine_service.games.hearts.actions import HeartsAction, PassCards
 from engine_service.games.hearts.config import HeartsConfig
@@ -131,7 +132,7 @@ def sample_hands(knowledge: Knowledge, rng: random.Random) -> tuple[int, ...]:
             room[s] += 1
         if not any(weights):
             raise ValueError("the view's public facts admit no deal")
-        holder = _weighted(choices, weights, rng)
+        holder = weighted_choice(choices, weights, rng)
         hands[holder] |= cards[index].bit
         room[holder] -= 1
     return tuple(hands)
@@ -155,16 +156,6 @@ def _placeable(left: list[int], room: list[int], groups: list[int]) -> bool:
         if only > space:
             return False
     return True
-
-
-def _weighted(choices: list[int], weights: list[int], rng: random.Random) -> int:
-    """One of ``choices`` with chance proportional to its weight, drawn from ``rng``."""
-    pick = rng.randrange(sum(weights))
-    for choice, weight in zip(choices, weights, strict=True):
-        if pick < weight:
-            return choice
-        pick -= weight
-    raise AssertionError("unreachable: pick is below the sum of the weights")
 
 
 def _sampled_pass(hand: int, rng: random.Random) -> int:

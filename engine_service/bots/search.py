@@ -44,8 +44,6 @@ from typing import Any, Final, Protocol
 from engine_service.core.errors import IllegalAction
 from engine_service.core.protocol import Rules
 
-DEFAULT_BUDGET: Final = 240
-"""Playouts per decision by default; see the README for the CPU time this costs."""
 REFUSED: Final = -1e9
 """The value of a candidate the simulating rules refuse (see :func:`evaluate`)."""
 MAX_PLAYOUT_MOVES: Final = 2000
@@ -91,6 +89,19 @@ class Worlds(Protocol):
         Higher is better; only differences between candidates matter, so a relative value
         (own score against the others') is the natural choice.
         """
+
+
+def weighted_choice(choices: list[int], weights: list[int], rng: random.Random) -> int:
+    """One of ``choices`` with chance proportional to its weight, drawn from ``rng``.
+
+    The worlds adapters deal each hidden card to one of its possible holders this way.
+    """
+    pick = rng.randrange(sum(weights))
+    for choice, weight in zip(choices, weights, strict=True):
+        if pick < weight:
+            return choice
+        pick -= weight
+    raise AssertionError("unreachable: pick is below the sum of the weights")
 
 
 def random_playout(
@@ -144,7 +155,7 @@ class SearchBot:
         budget: playouts per decision, spread evenly over the candidates (at least one each).
     """
 
-    def __init__(self, worlds: Worlds, budget: int = DEFAULT_BUDGET) -> None:
+    def __init__(self, worlds: Worlds, budget: int) -> None:
         if budget < 1:
             raise ValueError("budget must be at least 1")
         self.worlds = worlds
