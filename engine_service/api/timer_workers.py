@@ -71,16 +71,21 @@ def engine_for(
     return Engine(store, registry, budget=budget, slice_budget=slices, work_clock=work_clock)
 
 
-def _work(settings: Settings, stop: ProcessEvent) -> None:
-    """A worker process: the timer loop until ``stop`` is set (Ctrl-C is the server's)."""
+def _work(settings: Settings, stop: ProcessEvent, server: int) -> None:
+    """A worker process: the timer loop until ``stop`` is set (Ctrl-C is the server's).
+
+    ``server`` is the PID of the server that started it, passed in rather than read here: a
+    server killed while the worker was still starting would otherwise be missed, the worker
+    taking its new parent (init) for the server and running on forever.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     lower_priority()
     configure_logging(settings.log_level)
-    asyncio.run(_run(settings, stop))
+    asyncio.run(_run(settings, stop, server))
 
 
-async def _run(settings: Settings, stop: ProcessEvent) -> None:
+async def _run(settings: Settings, stop: ProcessEvent, server: int) -> None:
     store = RedisGameStore.from_url(
         settings.redis_url,
         settings.game_ttl_seconds,
@@ -90,13 +95,15 @@ async def _run(settings: Settings, stop: ProcessEvent) -> None:
         settings.redis_wait_ms,
     )
     stopping = asyncio.Event()
-    server = os.getppid()
 
     async def watch_stop() -> None:
-        # A server killed outright cannot set ``stop``: a worker whose parent is gone stops too.
-        while not stop.is_set() and os.getppid() == server:
-            await asyncio.sleep(STOP_POLL_SECONDS)
-        stopping.set()
+        # A server killed outright cannot set ``stop``: a worker whose parent is gone stops too
+        # (and so does one whose watch fails).
+        try:
+            while not stop.is_set() and os.getppid() == server:
+                await asyncio.sleep(STOP_POLL_SECONDS)
+        finally:
+            stopping.set()
 
     watcher = asyncio.create_task(watch_stop())
     try:
@@ -122,7 +129,10 @@ class TimerWorkers:
 
     def _spawn(self) -> SpawnProcess:
         process = _SPAWN.Process(
-            target=_work, args=(self.settings, self._stop), name="cardengine-timers", daemon=True
+            target=_work,
+            args=(self.settings, self._stop, os.getpid()),
+            name="cardengine-timers",
+            daemon=True,
         )
         process.start()
         return process
