@@ -27,6 +27,7 @@ from engine_service.games.guandan.config import (
 )
 from engine_service.games.guandan.rules import GuandanRules
 from engine_service.games.guandan.state import HAND_SIZE, SEATS, GuandanState, Phase
+from tests.bots.worlds_checks import check_sampling_depends_only_on_the_view
 
 DEALS = 3
 MOVES_PER_MATCH = 900
@@ -123,15 +124,8 @@ def test_every_sampled_world_fits_the_view(config: GuandanConfig) -> None:
 def test_sampling_depends_only_on_the_view() -> None:
     rules = GuandanRules()
     for seed in range(2):
-        for index, true in enumerate(_positions(rules, seed)[::40]):
-            seat = rules.current_seats(true)[0]
-            view = rules.view(true, seat)
-            twin = sample_world(rules, view, random.Random(f"twin:{seed}:{index}"))
-            assert rules.view(twin, seat) == view
-            for k in range(2):
-                first = sample_world(rules, view, random.Random(k))
-                second = sample_world(rules, rules.view(twin, seat), random.Random(k))
-                assert first == second
+        positions = _positions(rules, seed)[::40]
+        check_sampling_depends_only_on_the_view(rules, positions, sample_world, str(seed))
 
 
 def test_deal_value_is_the_winners_steps() -> None:

@@ -23,6 +23,7 @@ from engine_service.games.klaberjass.config import KlaberjassConfig, SecondDealO
 from engine_service.games.klaberjass.rules import SEVEN, KlaberjassRules
 from engine_service.games.klaberjass.sequences import compare_sequences
 from engine_service.games.klaberjass.state import KlaberjassState, Phase, Trick
+from tests.bots.worlds_checks import check_sampling_depends_only_on_the_view
 
 WORLDS_PER_DECISION = 3
 MOVES_PER_GAME = 60
@@ -120,15 +121,8 @@ def test_every_sampled_world_fits_the_view(config: KlaberjassConfig) -> None:
 def test_sampling_depends_only_on_the_view() -> None:
     rules = KlaberjassRules()
     for seed in range(4):
-        for index, true in enumerate(_positions(KlaberjassConfig(), seed)[::5]):
-            seat = rules.current_seats(true)[0]
-            view = rules.view(true, seat)
-            twin = sample_world(rules, view, random.Random(f"twin:{seed}:{index}"))
-            assert rules.view(twin, seat) == view
-            for k in range(2):
-                first = sample_world(rules, view, random.Random(k))
-                second = sample_world(rules, rules.view(twin, seat), random.Random(k))
-                assert first == second
+        positions = _positions(KlaberjassConfig(), seed)[::5]
+        check_sampling_depends_only_on_the_view(rules, positions, sample_world, str(seed))
 
 
 def test_hand_value_and_end() -> None:
