@@ -133,6 +133,9 @@ DEFAULT_PROCESSES = (
     len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 ) or 1
 """Server processes of ``python -m engine_service``: one per core it may run on."""
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off"})
+"""The words a yes/no ``ENGINE_*`` variable may hold, in any case."""
 
 
 def parse_settings(
@@ -143,6 +146,15 @@ def parse_settings(
 
     def env(name: str, default: object) -> str:
         return environ.get(name, str(default))
+
+    def env_flag(name: str, default: bool) -> bool:
+        """A yes/no variable: 1, true, yes or on; 0, false, no or off; unset: ``default``."""
+        value = environ.get(name, "").strip().lower()
+        if not value:
+            return default
+        if value in TRUE_WORDS or value in FALSE_WORDS:
+            return value in TRUE_WORDS
+        parser.error(f"{name}={environ[name]!r} is not a yes/no value (1/0, true/false, ...)")
 
     parser = argparse.ArgumentParser(prog="engine-service", description=__doc__)
     parser.add_argument(
@@ -217,7 +229,7 @@ def parse_settings(
     parser.add_argument(
         "--allow-volatile-redis",
         action="store_true",
-        default=env("ENGINE_ALLOW_VOLATILE_REDIS", "0") in ("1", "true", "yes"),
+        default=env_flag("ENGINE_ALLOW_VOLATILE_REDIS", False),
         help="start even when Redis keeps nothing on disk (appendonly no, no save points), "
         "so a Redis restart loses every game (environment ENGINE_ALLOW_VOLATILE_REDIS=1; "
         "default: refuse)",
@@ -226,7 +238,7 @@ def parse_settings(
         "--no-reflection",
         dest="reflection",
         action="store_false",
-        default=env("ENGINE_REFLECTION", "1") not in ("0", "false", "no"),
+        default=env_flag("ENGINE_REFLECTION", True),
         help="do not serve gRPC server reflection (environment ENGINE_REFLECTION=0, false or "
         "no; default: reflection on)",
     )
@@ -352,14 +364,14 @@ def parse_settings(
     parser.add_argument(
         "--insecure-public",
         action="store_true",
-        default=env("ENGINE_INSECURE_PUBLIC", "0") in ("1", "true", "yes"),
+        default=env_flag("ENGINE_INSECURE_PUBLIC", False),
         help="serve a non-loopback address without TLS or service keys, or with --web-port, "
         "instead of refusing to (environment ENGINE_INSECURE_PUBLIC=1)",
     )
     parser.add_argument(
         "--join-group",
         action="store_true",
-        default=env("ENGINE_JOIN_GROUP", "0") in ("1", "true", "yes"),
+        default=env_flag("ENGINE_JOIN_GROUP", False),
         help="this process shares --address with others on purpose (SO_REUSEPORT): do not "
         "refuse to start when the address is served already (environment ENGINE_JOIN_GROUP=1)",
     )
