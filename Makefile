@@ -177,8 +177,8 @@ format: setup ## apply ruff's fixes and formatting
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-play: setup ## play $(GAME) in the terminal against bots (starts a local service unless ENGINE_ADDRESS is set)
-	$(PY) -m engine_service.devtools.play --game $(GAME)
+play: setup ## play $(GAME) in the terminal against bots (BOTS=, PARTNER= levels; starts a local service unless ENGINE_ADDRESS is set)
+	$(PY) -m engine_service.devtools.play --game $(GAME) $(if $(BOTS),--bots $(BOTS)) $(if $(PARTNER),--partner $(PARTNER))
 
 $(BENCH_STAMP): pyproject.toml $(VENV_STAMP)
 	$(PY) -m pip install -q -e '.[dev,bench]'

@@ -7,6 +7,7 @@ The game itself is the installable client's terminal game, talking gRPC like any
 follows the game through the WatchGame stream, so every bot move, finished trick and hand's end
 is shown as it happens, and moves go out with SubmitAction (``help`` lists the commands).
 ``make play CLOCK=30`` (``--clock 30``) plays with a turn clock of 30 seconds per decision.
+``make play GAME=guandan`` seats a search bot as the person's partner, heuristic opponents.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ CLOCK_VARIABLE = "CLOCK"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``--game``, ``--seed``, ``--clock``, ``--bots``; find or start a service; play."""
+    """Parse the game arguments (``--game``, ``--bots``, ...); find or start a service; play."""
     parser = argparse.ArgumentParser(description="Play a card game against the engine's bots.")
     add_game_arguments(parser)
     args = parser.parse_args(argv)
@@ -39,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"{CLOCK_VARIABLE} must be a number of seconds")
     with contextlib.ExitStack() as stack:
         address = os.environ.get(ADDRESS_VARIABLE) or stack.enter_context(local_service())
-        return run(address, args.game, args.seed, clock, args.bots)
+        return run(address, args.game, args.seed, clock, args.bots, args.partner)
 
 
 if __name__ == "__main__":

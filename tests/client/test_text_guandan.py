@@ -20,7 +20,7 @@ from cardengine_client import (
     parse_cards,
     parse_reading,
 )
-from cardengine_client.terminal import play
+from cardengine_client.terminal import _human_vs_bots, play
 from cardengine_client.text import describe_action, parse_action, render_menu, render_view
 from cardengine_client.text.guandan import GUANDAN_TEXT, render_hand
 
@@ -396,10 +396,17 @@ def test_typing_mistakes_are_explained(typed, message):
 
 @pytest.mark.service
 def test_the_terminal_plays_a_whole_guandan_match_seat_0_with_a_bot_partner(engine_address):
-    """``make play GAME=guandan``: the person at seat 0, heuristic bots at seats 1, 2 and 3."""
+    """The person at seat 0, heuristic bots at seats 1, 2 and 3 (``--partner heuristic``)."""
     output = io.StringIO()
     with EngineClient(engine_address) as client:
-        final = play(client, "guandan", input_fn=lambda _prompt: "1", output=output, seed=2)
+        final = play(
+            client,
+            "guandan",
+            input_fn=lambda _prompt: "1",
+            output=output,
+            seed=2,
+            partner="heuristic",
+        )
     text = output.getvalue()
     assert final.status == game_pb2.GAME_STATUS_FINISHED
     assert list(final.seats) == [HUMAN, HEURISTIC, HEURISTIC, HEURISTIC]
@@ -407,3 +414,17 @@ def test_the_terminal_plays_a_whole_guandan_match_seat_0_with_a_bot_partner(engi
     assert "Your hand (27):" in text
     assert "Refused" not in text
     assert "Game over." in text
+
+
+@pytest.mark.service
+def test_make_play_guandan_seats_a_search_partner(engine_address):
+    """``make play GAME=guandan``: the partner opposite the person is the search bot."""
+    with EngineClient(engine_address) as client:
+        assert _human_vs_bots(client, "guandan") == ["human", "heuristic", "search", "heuristic"]
+        assert _human_vs_bots(client, "guandan", "random", "heuristic") == [
+            "human",
+            "random",
+            "heuristic",
+            "random",
+        ]
+        assert _human_vs_bots(client, "hearts", "search") == ["human"] + ["search"] * 3

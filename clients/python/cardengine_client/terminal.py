@@ -65,23 +65,42 @@ class PlayerQuit(EOFError):
 
 BOT_LEVELS: Final = ("heuristic", "random", "search")
 """The ``--bots`` a person may play against (keys of :data:`PLAYER_TYPES`)."""
+PARTNER_SEATS: Final = {"guandan": 2}
+"""The seat playing with seat 0 in the games played by partnerships (Guandan: opposite)."""
+DEFAULT_PARTNER: Final = "search"
+"""The person's partner unless ``--partner`` says otherwise: the strongest bot offered."""
 
 
-def _human_vs_bots(client: EngineClient, game_type: str, bots: str = "heuristic") -> list[str]:
-    """Seat 0 for the person, ``bots`` in every other seat of ``game_type``.
+def _human_vs_bots(
+    client: EngineClient, game_type: str, bots: str = "heuristic", partner: str | None = None
+) -> list[str]:
+    """Seat 0 for the person, ``bots`` in every other seat of ``game_type``, but its partner.
+
+    In a partnership game the partner's seat gets ``partner``, or :data:`DEFAULT_PARTNER`
+    when the service offers it (else ``bots``).
 
     Raises:
-        ValueError: the service does not host ``game_type``, or that game offers no ``bots``.
+        ValueError: the service does not host ``game_type``, or that game offers no ``bots``
+            (or no ``partner`` asked for).
     """
     types = client.list_game_types().game_types
-    for game in types:
-        if game.name == game_type:
-            offered = {bot.player_type for bot in game.bots}
-            if offered and PLAYER_TYPES[bots] not in offered:
-                raise ValueError(f"{game_type} offers no {bots} bot on this service")
-            return ["human"] + [bots] * (game.seats - 1)
-    hosted = ", ".join(game.name for game in types)
-    raise ValueError(f"the service does not host {game_type!r}; it hosts: {hosted}")
+    game = next((game for game in types if game.name == game_type), None)
+    if game is None:
+        hosted = ", ".join(game.name for game in types)
+        raise ValueError(f"the service does not host {game_type!r}; it hosts: {hosted}")
+    offered = {bot.player_type for bot in game.bots}
+
+    def refused(level: str) -> bool:
+        return bool(offered) and PLAYER_TYPES[level] not in offered
+
+    for level in (bots, partner):
+        if level is not None and refused(level):
+            raise ValueError(f"{game_type} offers no {level} bot on this service")
+    seats = ["human"] + [bots] * (game.seats - 1)
+    if game_type in PARTNER_SEATS:
+        fallback = bots if refused(DEFAULT_PARTNER) else DEFAULT_PARTNER
+        seats[PARTNER_SEATS[game_type]] = partner or fallback
+    return seats
 
 
 def _seat_token(created: engine_service_pb2.CreateGameResponse) -> tuple[int, str]:
@@ -366,8 +385,12 @@ def play(
     seed: int | None = None,
     clock: float | None = None,
     bots: str = "heuristic",
+    partner: str | None = None,
 ) -> game_pb2.GameView:
     """Play one game of ``game_type`` as seat 0 against ``bots``; return the final view.
+
+    In a partnership game (Guandan) the person plays with ``partner`` (by default a search
+    bot, see :func:`_human_vs_bots`).
 
     With ``clock`` the person has that many seconds per decision (and a bank of as many
     again), after which the heuristic bot moves for them; the views show what is left.
@@ -382,7 +405,7 @@ def play(
     def show(text: str) -> None:
         print(text, file=output, flush=True)
 
-    seats = _human_vs_bots(client, game_type, bots)
+    seats = _human_vs_bots(client, game_type, bots, partner)
     turn_clock = Clock(clock, bank=clock, on_expiry="heuristic") if clock is not None else None
     created = client.create_game(game_type, seats, seed=seed, clock=turn_clock)
     seat, token = _seat_token(created)
@@ -405,11 +428,12 @@ def run(
     seed: int | None = None,
     clock: float | None = None,
     bots: str = "heuristic",
+    partner: str | None = None,
 ) -> int:
     """Play one game on the service at ``target`` with stdin/stdout; the process exit status."""
     try:
         with EngineClient(target) as client:
-            play(client, game_type, seed=seed, clock=clock, bots=bots)
+            play(client, game_type, seed=seed, clock=clock, bots=bots, partner=partner)
     except (EOFError, KeyboardInterrupt):
         print("\nGoodbye.")
     except (ValueError, EngineError) as err:
@@ -419,22 +443,28 @@ def run(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line: ``--target HOST:PORT [--game G] [--seed N] [--clock S] [--bots B]``."""
+    """The command line: ``--target HOST:PORT`` and the game arguments (``--game G`` ...)."""
     parser = argparse.ArgumentParser(description="Play a card game against the engine's bots.")
     parser.add_argument("--target", required=True, help="the service's HOST:PORT")
     add_game_arguments(parser)
     args = parser.parse_args(argv)
-    return run(args.target, args.game, args.seed, args.clock, args.bots)
+    return run(args.target, args.game, args.seed, args.clock, args.bots, args.partner)
 
 
 def add_game_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--game``, ``--seed``, ``--clock`` and ``--bots``, shared with ``make play``'s."""
+    """``--game``, ``--seed``, ``--clock``, ``--bots``, ``--partner``; ``make play`` shares them."""
     parser.add_argument("--game", default="hearts", help="the game type (default: hearts)")
     parser.add_argument(
         "--bots",
         choices=BOT_LEVELS,
         default="heuristic",
         help="the bots in the other seats (default: heuristic; search is the strongest)",
+    )
+    parser.add_argument(
+        "--partner",
+        choices=BOT_LEVELS,
+        help=f"the bot playing with you in a partnership game (Guandan; default: "
+        f"{DEFAULT_PARTNER})",
     )
     parser.add_argument("--seed", type=int, help="fix the shuffles, to replay a game")
     parser.add_argument(
