@@ -30,10 +30,18 @@ from typing import Final
 
 from engine_service.bots.hearts_heuristic import danger
 from engine_service.bots.search import weighted_choice
-from engine_service.core.cards import DECK_SIZE, FULL_DECK_MASK, SUIT_MASKS, SUIT_SIZE, cards_in
-from engine_service.games.hearts.actions import HeartsAction, PassCards
+from engine_service.core.cards import (
+    DECK_SIZE,
+    FULL_DECK_MASK,
+    SUIT_MASKS,
+    SUIT_SIZE,
+    Card,
+    cards_in,
+)
+from engine_service.games.hearts.actions import HeartsAction, PassCards, PlayCard
 from engine_service.games.hearts.config import HeartsConfig
 from engine_service.games.hearts.rules import TWO_OF_CLUBS, HeartsRules
+from engine_service.games.hearts.scoring import QUEEN_OF_SPADES
 from engine_service.games.hearts.state import (
     HAND_SIZE,
     PASS_SIZE,
@@ -71,9 +79,7 @@ class Knowledge:
         if seat is None:
             raise ValueError("a spectator's view has no hand to search from")
         self.seat: int = seat
-        tricks = list(view.completed_tricks)
-        if view.phase is Phase.PLAYING and view.trick is not None:
-            tricks.append(view.trick)
+        tricks = tricks_of(view)
         played = 0
         played_by = [0] * SEATS
         allowed = [FULL_DECK_MASK] * SEATS
@@ -103,6 +109,14 @@ class Knowledge:
         for mask in hands:
             taken |= mask
         self.unknown: int = FULL_DECK_MASK & ~played & ~taken
+
+
+def tricks_of(view: HeartsView) -> list[Trick]:
+    """The hand's tricks so far as ``view`` shows them: the completed ones and the current."""
+    tricks = list(view.completed_tricks)
+    if view.phase is Phase.PLAYING and view.trick is not None:
+        tricks.append(view.trick)
+    return tricks
 
 
 def sample_hands(knowledge: Knowledge, rng: random.Random) -> tuple[int, ...]:
@@ -212,6 +226,39 @@ def pass_candidates(view: HeartsView) -> tuple[PassCards, ...]:
     return tuple(PassCards.of(*three) for three in combinations(pool, PASS_SIZE))
 
 
+def distinct_plays(view: HeartsView, legal: Sequence[HeartsAction]) -> list[HeartsAction]:
+    """The legal plays less those equivalent to a lower one: the lowest card of each run.
+
+    Two cards of one suit are equivalent when every card of the suit ranked between them is
+    in a completed trick of this hand or in the seat's own hand: whoever holds the others,
+    either card wins or loses exactly the same tricks, now and later. (A card in the current
+    trick still competes: a 7 and a 9 around a played 8 differ.) Points do not tell them apart
+    either (every heart is one point), except the queen of spades (13, H-R10), which is
+    never merged with a neighbour. Searching one card of each run leaves the budget's
+    playouts to the choices that differ.
+    """
+    gone = 0
+    for trick in view.completed_tricks:
+        for card in trick.cards:
+            gone |= card.bit
+    for card in view.hand:
+        gone |= card.bit
+    plays = sorted(legal, key=lambda action: action.card if isinstance(action, PlayCard) else -1)
+    kept: list[HeartsAction] = []
+    last: Card | None = None
+    for action in plays:
+        if isinstance(action, PlayCard) and last is not None:
+            card = action.card
+            between = ((1 << card) - 1) & ~((2 << last) - 1)
+            same_suit = card // SUIT_SIZE == last // SUIT_SIZE
+            queen = QUEEN_OF_SPADES in (card, last)
+            if same_suit and not queen and between & ~gone == 0:
+                continue
+        kept.append(action)
+        last = action.card if isinstance(action, PlayCard) else None
+    return kept
+
+
 class HeartsWorlds:
     """The :class:`~engine_service.bots.search.Worlds` adapter of Hearts."""
 
@@ -231,10 +278,10 @@ class HeartsWorlds:
         return HeartsRules(HeartsConfig(target=view.target))
 
     def candidates(self, view: HeartsView, legal: Sequence[HeartsAction]) -> Sequence[HeartsAction]:
-        """Every card when playing; while passing, the passes of :func:`pass_candidates`."""
+        """The passes of :func:`pass_candidates`, or the plays of :func:`distinct_plays`."""
         if view.phase is Phase.PASSING and len(legal) > 1:
             return pass_candidates(view)
-        return legal
+        return distinct_plays(view, legal)
 
     def sample_world(self, rules: HeartsRules, view: HeartsView, rng: random.Random) -> HeartsState:
         """A deal consistent with the view (module docstring), in a state ``rules`` plays on."""

@@ -13,12 +13,19 @@ from collections.abc import Iterator
 import pytest
 
 from engine_service.bots.hearts_heuristic import HeartsHeuristicBot
-from engine_service.bots.hearts_worlds import HeartsWorlds, Knowledge, sample_hands
+from engine_service.bots.hearts_worlds import (
+    HeartsWorlds,
+    Knowledge,
+    distinct_plays,
+    sample_hands,
+)
 from engine_service.bots.search import SearchBot
-from engine_service.core.cards import DECK_SIZE, SUIT_MASKS, SUIT_SIZE, mask_of
+from engine_service.core.cards import DECK_SIZE, SUIT_MASKS, SUIT_SIZE, Card, cards_in, mask_of
 from engine_service.games import REGISTRY
+from engine_service.games.hearts.actions import HeartsAction, PlayCard
 from engine_service.games.hearts.config import HeartsConfig
 from engine_service.games.hearts.rules import HeartsRules
+from engine_service.games.hearts.scoring import QUEEN_OF_SPADES
 from engine_service.games.hearts.state import SEATS, HeartsState, Phase
 from engine_service.games.hearts.view import HeartsView
 from tests.conformance.checks import BotChooser, CheckedGame, adapter_for, tiny_search
@@ -187,3 +194,82 @@ def test_search_bots_in_every_seat_keep_every_conformance_invariant(index: int) 
     while not game.finished:
         game.step(chooser, rng)
     game.finish()
+
+
+def swapped(action: HeartsAction, a: Card, b: Card) -> HeartsAction:
+    """``action`` with the cards ``a`` and ``b`` exchanged (plays only)."""
+    if isinstance(action, PlayCard) and action.card in (a, b):
+        return PlayCard(b if action.card == a else a)
+    return action
+
+
+def test_distinct_plays_keep_the_lowest_of_each_run_and_nothing_else() -> None:
+    """A play is dropped exactly when a kept lower card of its suit has no live card between.
+
+    Live: held by another seat (in the true state) or in the current trick.
+    """
+    checked = 0
+    for rules, state, seat in positions(12):
+        view = rules.view(state, seat)
+        legal = rules.legal_actions(state, seat)
+        if view.phase is not Phase.PLAYING:
+            continue
+        kept = distinct_plays(view, legal)
+        assert kept and set(kept) <= set(legal)
+        current = view.trick.cards if view.trick is not None else ()
+        held = (c for s, hand in enumerate(state.hands) if s != seat for c in cards_in(hand))
+        live = mask_of((*held, *current))
+        kept_cards = sorted(a.card for a in kept if isinstance(a, PlayCard))
+        for action in legal:
+            assert isinstance(action, PlayCard)
+            card = action.card
+            lower = [k for k in kept_cards if k // SUIT_SIZE == card // SUIT_SIZE and k <= card]
+            below = max(lower, default=None)
+            merged = (
+                below is not None
+                and below != card
+                and QUEEN_OF_SPADES not in (below, card)
+                and not live & ((1 << card) - 1) & ~((2 << below) - 1)
+            )
+            assert (action not in kept) == merged, (view.hand, card, kept_cards)
+            checked += action not in kept
+    assert checked > 100  # the positions do have runs to merge
+
+
+def test_equivalent_cards_lead_to_the_same_scores_in_every_continuation() -> None:
+    """Playing a dropped card or its kept twin, then mirrored moves, scores the hand alike."""
+    compared = 0
+    for index, (rules, state, seat) in enumerate(positions(6)):
+        view = rules.view(state, seat)
+        if view.phase is not Phase.PLAYING:
+            continue
+        legal = rules.legal_actions(state, seat)
+        kept = distinct_plays(view, legal)
+        for dropped in (a for a in legal if a not in kept):
+            assert isinstance(dropped, PlayCard)
+            twin = max(
+                a.card
+                for a in kept
+                if isinstance(a, PlayCard)
+                and a.card // SUIT_SIZE == dropped.card // SUIT_SIZE
+                and a.card < dropped.card
+            )
+            rng = random.Random(f"twins:{index}:{dropped.card}")
+            one = rules.apply(state, seat, dropped)
+            other = rules.apply(state, seat, PlayCard(twin))
+            for _ in range(60):  # at most the hand's remaining plays
+                if one.hand_number != state.hand_number or one.phase is Phase.GAME_OVER:
+                    break
+                assert one.points == other.points and one.tricks_won == other.tricks_won
+                (mover,) = rules.current_seats(one)
+                move = rng.choice(rules.legal_actions(one, mover))
+                mirrored = swapped(move, dropped.card, twin)
+                assert mirrored in rules.legal_actions(other, mover)
+                one = rules.apply(one, mover, move)
+                other = rules.apply(other, mover, mirrored)
+            ended, twin_ended = one.previous_hand, other.previous_hand
+            assert ended is not None and twin_ended is not None
+            assert ended.points_taken == twin_ended.points_taken
+            assert ended.scores == twin_ended.scores and one.totals == other.totals
+            compared += 1
+    assert compared > 50
