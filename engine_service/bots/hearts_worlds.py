@@ -29,7 +29,7 @@ from itertools import combinations
 from typing import Final
 
 from engine_service.bots.hearts_heuristic import danger
-from engine_service.bots.search import weighted_choice
+from engine_service.bots.search import random_action, weighted_choice
 from engine_service.core.cards import (
     DECK_SIZE,
     FULL_DECK_MASK,
@@ -267,6 +267,11 @@ class HeartsWorlds:
         """A hand is at most 4 passes and 52 cards."""
         return 4 + DECK_SIZE
 
+    @property
+    def switch_margin(self) -> float:
+        """None: the best mean wins, as it always did."""
+        return 0.0
+
     def seat(self, view: HeartsView) -> int:
         """The viewer; a spectator cannot be searched for."""
         if view.seat is None:
@@ -286,6 +291,13 @@ class HeartsWorlds:
     def sample_world(self, rules: HeartsRules, view: HeartsView, rng: random.Random) -> HeartsState:
         """A deal consistent with the view (module docstring), in a state ``rules`` plays on."""
         return world_of(view, sample_hands(Knowledge(view), rng), rng)
+
+    def playout_action(
+        self, rules: HeartsRules, state: HeartsState, seat: int, rng: random.Random
+    ) -> HeartsAction:
+        """Uniformly random legal moves: cheap, and enough here to rank a turn's few options."""
+        action: HeartsAction = random_action(rules, state, seat, rng)
+        return action
 
     def hand_over(self, before: HeartsState, after: HeartsState) -> bool:
         """The 52nd card deals the next hand or ends the game."""

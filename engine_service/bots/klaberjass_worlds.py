@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from engine_service.bots.search import random_action
 from engine_service.core.cards import Card, Suit, cards_in
 from engine_service.games.klaberjass.actions import KlaberjassAction
 from engine_service.games.klaberjass.cards import PACK_MASK, TRUMPS_ABOVE, suit_mask
@@ -273,6 +274,11 @@ class KlaberjassWorlds:
         """A deal is at most four bids, two dix decisions and 18 cards."""
         return 4 + 2 + TRICKS * SEATS
 
+    @property
+    def switch_margin(self) -> float:
+        """None: the best mean wins, as it always did."""
+        return 0.0
+
     def seat(self, view: KlaberjassView) -> int:
         """The viewer; a spectator cannot be searched for."""
         if view.seat is None:
@@ -294,6 +300,13 @@ class KlaberjassWorlds:
     ) -> KlaberjassState:
         """A deal consistent with the view, in a state ``rules`` plays on."""
         return sample_world(rules, view, rng)
+
+    def playout_action(
+        self, rules: KlaberjassRules, state: KlaberjassState, seat: int, rng: random.Random
+    ) -> KlaberjassAction:
+        """Uniformly random legal moves: cheap, and enough here to rank a turn's few options."""
+        action: KlaberjassAction = random_action(rules, state, seat, rng)
+        return action
 
     def hand_over(self, before: KlaberjassState, after: KlaberjassState) -> bool:
         """A deal ends when it is scored or thrown in: the deal history grows."""

@@ -12,16 +12,21 @@ How one decision is made (:meth:`SearchBot.choose_under`):
    the game has too many to try, such as Hearts' 286 passes). One candidate: no search.
 2. ``rounds = max(1, budget // len(candidates))``; for each round one world is sampled
    (``worlds.sample_world(rules, view, rng)``), and every candidate is applied to it and
-   played out to the end of the hand with the playout policy (uniformly random legal
-   actions, drawn from the same ``rng``). Every candidate meets the same worlds, which
-   removes most of the sampling noise from the comparison.
+   played out to the end of the hand with the adapter's playout policy
+   (``worlds.playout_action``: uniformly random legal actions drawn from the same ``rng`` in
+   Hearts and Klaberjass, the heuristic bot in Guandan). Every candidate meets the same
+   worlds, which removes most of the sampling noise from the comparison.
 3. The candidate with the highest mean ``worlds.value(rules, end, seat)`` is chosen; ties go
-   to the earliest candidate.
+   to the earliest candidate, and another is chosen over the first only if its mean is
+   higher by more than ``worlds.switch_margin`` (0 in Hearts and Klaberjass; Guandan's first
+   candidate is its heuristic bot's move, which few noisy worlds should not overturn).
 
 The budget counts playouts, never wall time, and every random draw comes from the ``rng``
 the caller gives (the service's ``Random(f"{seed}:bot:{version}")``), so a seeded game
 replays exactly however busy the machine is. Each playout is bounded by
-``worlds.max_playout_moves``.
+``worlds.max_playout_moves``; an adapter may set it below a hand's length and value the
+position reached (Guandan does: its random playouts told little and its full heuristic ones
+cost too much).
 
 Determinized Monte Carlo ("perfect information Monte Carlo") was chosen over ISMCTS for
 this first version: with budgets of a few hundred playouts per move the tree of ISMCTS
@@ -38,7 +43,7 @@ back to ``worlds.default_rules(view)``, the game's default rules with what the v
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final, Protocol
 
 from engine_service.core.errors import IllegalAction
@@ -64,6 +69,10 @@ class Worlds(Protocol):
     def max_playout_moves(self) -> int:
         """How many moves one playout may take at most (a loop bound; the hand ends first)."""
 
+    @property
+    def switch_margin(self) -> float:
+        """How much higher per world another candidate's value must be than the first's."""
+
     def seat(self, view: Any) -> int:
         """The seat whose view this is (the bot never gets a spectator's view)."""
 
@@ -80,14 +89,26 @@ class Worlds(Protocol):
         it are those of the view, and the other seats' hidden cards are drawn from ``rng``.
         """
 
+    def playout_action(self, rules: Any, state: Any, seat: int, rng: random.Random) -> Any:
+        """The playout policy: ``seat``'s move in the simulated full ``state``.
+
+        It may read only ``seat``'s part of ``state`` (its view) and draw only from ``rng``;
+        :func:`random_action` is the policy of a game with no better one.
+        """
+
     def hand_over(self, before: Any, after: Any) -> bool:
-        """Whether the move from ``before`` to ``after`` ended the hand (or the game)."""
+        """Whether the move from ``before`` to ``after`` ended the hand (or the game).
+
+        A playout stops there; an adapter may stop it earlier, where the hand is decided
+        enough for :meth:`value` to judge it (Guandan: whenever a seat goes out).
+        """
 
     def value(self, rules: Any, state: Any, seat: int) -> float:
-        """How good the hand that just ended (``state`` is right after it) was for ``seat``.
+        """How good the position where a playout stopped (``state``) is for ``seat``.
 
-        Higher is better; only differences between candidates matter, so a relative value
-        (own score against the others') is the natural choice.
+        Usually the hand just ended; a playout cut by ``max_playout_moves`` or stopped early
+        by ``hand_over`` is valued too. Higher is better; only differences between candidates
+        matter, so a relative value (own score against the others') is the natural choice.
         """
 
 
@@ -104,10 +125,24 @@ def weighted_choice(choices: list[int], weights: list[int], rng: random.Random) 
     raise AssertionError("unreachable: pick is below the sum of the weights")
 
 
-def random_playout(
-    worlds: Worlds, rules: Rules[Any, Any, Any], state: Any, rng: random.Random
+Policy = Callable[[Rules[Any, Any, Any], Any, int, random.Random], Any]
+"""A playout policy: (rules, state, seat, rng) to the seat's move (``Worlds.playout_action``)."""
+
+
+def random_action(rules: Rules[Any, Any, Any], state: Any, seat: int, rng: random.Random) -> Any:
+    """A uniformly random legal action of ``seat``: the playout policy of Hearts and Klaberjass.
+
+    One ``rng.randrange`` over ``rules.legal_actions``, the draw the playouts always made, so
+    their games replay as before the policy became the adapter's.
+    """
+    legal = rules.legal_actions(state, seat)
+    return legal[rng.randrange(len(legal))]
+
+
+def playout(
+    worlds: Worlds, rules: Rules[Any, Any, Any], state: Any, rng: random.Random, policy: Policy
 ) -> Any:
-    """Play uniformly random legal moves from ``state`` until the hand ends; the last state.
+    """Play ``policy``'s moves from ``state`` until ``worlds.hand_over``; the last state.
 
     The first seat to act moves when several may (simultaneous choices are independent).
     Stops early, returning the state reached, if nobody can act or the move bound is hit.
@@ -117,12 +152,18 @@ def random_playout(
         if not seats:
             return state
         seat = seats[0]
-        legal = rules.legal_actions(state, seat)
-        after = rules.apply(state, seat, legal[rng.randrange(len(legal))])
+        after = rules.apply(state, seat, policy(rules, state, seat, rng))
         if worlds.hand_over(state, after):
             return after
         state = after
     return state
+
+
+def random_playout(
+    worlds: Worlds, rules: Rules[Any, Any, Any], state: Any, rng: random.Random
+) -> Any:
+    """:func:`playout` with uniformly random moves, whatever the adapter's policy (tests)."""
+    return playout(worlds, rules, state, rng, random_action)
 
 
 def evaluate(
@@ -143,7 +184,7 @@ def evaluate(
     except IllegalAction:
         return REFUSED
     if not worlds.hand_over(world, after):
-        after = random_playout(worlds, rules, after, rng)
+        after = playout(worlds, rules, after, rng, worlds.playout_action)
     return worlds.value(rules, after, seat)
 
 
@@ -178,7 +219,8 @@ class SearchBot:
             return candidates[0]
         seat = self.worlds.seat(view)
         totals = [0.0] * len(candidates)
-        for _ in range(max(1, self.budget // len(candidates))):
+        rounds = max(1, self.budget // len(candidates))
+        for _ in range(rounds):
             world = self.worlds.sample_world(rules, view, rng)
             for index, action in enumerate(candidates):
                 totals[index] += evaluate(self.worlds, rules, world, seat, action, rng)
@@ -186,4 +228,6 @@ class SearchBot:
         for index in range(1, len(candidates)):
             if totals[index] > totals[best]:
                 best = index
+        if totals[best] <= totals[0] + self.worlds.switch_margin * rounds:
+            return candidates[0]
         return candidates[best]

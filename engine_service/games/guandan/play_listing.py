@@ -45,7 +45,14 @@ def _reading(shape: Shape, rank: int, size: int) -> Reading:
     return Reading(shape, rank, size)
 
 
-def plays(hand: Hand, level: int, top: Reading | None, config: GuandanConfig) -> list[PlayCards]:
+def plays(
+    hand: Hand,
+    level: int,
+    top: Reading | None,
+    config: GuandanConfig,
+    *,
+    straight_flushes: bool = True,
+) -> list[PlayCards]:
     """Every distinct legal play from ``hand`` that beats ``top`` (any play when leading).
 
     Args:
@@ -53,6 +60,9 @@ def plays(hand: Hand, level: int, top: Reading | None, config: GuandanConfig) ->
         level: the rank being played (G-R4); its hearts are wild (G-R5).
         top: the play to beat, or ``None`` when the seat leads.
         config: the rule set (G-R13's straight-flush option).
+        straight_flushes: ``False`` leaves straight flushes out, about half the listing's
+            work, since as bombs they are searched for even when following: the search bot's
+            playouts list plays that way (``bots.guandan_eval``); the rules never do.
 
     Returns:
         One play per distinct play (see the module docstring), in a fixed order.
@@ -62,7 +72,8 @@ def plays(hand: Hand, level: int, top: Reading | None, config: GuandanConfig) ->
     listing.full_houses()
     for kind in SEQUENCES.values():
         listing.sequences(kind, config)
-    listing.straight_flushes()
+    if straight_flushes:
+        listing.straight_flushes()
     joker_bomb = _reading(Shape.JOKER_BOMB, RED_JOKER_RANK, 4)
     if hand[BLACK_JOKER] == hand[RED_JOKER] == 2 and listing.fits(joker_bomb):
         listing.add(joker_bomb, [(BLACK_JOKER, RED_JOKER) * 2])
