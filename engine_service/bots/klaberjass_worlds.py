@@ -276,7 +276,7 @@ class KlaberjassWorlds:
 
     @property
     def switch_margin(self) -> float:
-        """None: the best mean wins, as it always did."""
+        """No margin: the best mean wins, as it always did."""
         return 0.0
 
     def seat(self, view: KlaberjassView) -> int:

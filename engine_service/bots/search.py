@@ -14,7 +14,7 @@ How one decision is made (:meth:`SearchBot.choose_under`):
    (``worlds.sample_world(rules, view, rng)``), and every candidate is applied to it and
    played out to the end of the hand with the adapter's playout policy
    (``worlds.playout_action``: uniformly random legal actions drawn from the same ``rng`` in
-   Hearts and Klaberjass, the heuristic bot in Guandan). Every candidate meets the same
+   Klaberjass, the game's heuristic bot in Hearts and Guandan). Every candidate meets the same
    worlds, which removes most of the sampling noise from the comparison.
 3. The candidate with the highest mean ``worlds.value(rules, end, seat)`` is chosen; ties go
    to the earliest candidate, and another is chosen over the first only if its mean is
@@ -130,7 +130,7 @@ Policy = Callable[[Rules[Any, Any, Any], Any, int, random.Random], Any]
 
 
 def random_action(rules: Rules[Any, Any, Any], state: Any, seat: int, rng: random.Random) -> Any:
-    """A uniformly random legal action of ``seat``: the playout policy of Hearts and Klaberjass.
+    """A uniformly random legal action of ``seat``: the playout policy of Klaberjass.
 
     One ``rng.randrange`` over ``rules.legal_actions``, the draw the playouts always made, so
     their games replay as before the policy became the adapter's.
