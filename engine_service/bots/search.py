@@ -159,13 +159,6 @@ def playout(
     return state
 
 
-def random_playout(
-    worlds: Worlds, rules: Rules[Any, Any, Any], state: Any, rng: random.Random
-) -> Any:
-    """:func:`playout` with uniformly random moves, whatever the adapter's policy (tests)."""
-    return playout(worlds, rules, state, rng, random_action)
-
-
 def evaluate(
     worlds: Worlds,
     rules: Rules[Any, Any, Any],
