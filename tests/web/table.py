@@ -139,6 +139,19 @@ class Table:
     def elements(self, selector: str) -> list[WebElement]:
         return self.browser.find_elements(By.CSS_SELECTOR, selector)
 
+    def texts(self, selector: str) -> list[str]:
+        """The texts of what ``selector`` finds now, less elements re-rendered meanwhile.
+
+        A countdown is redrawn every tick, so an element found a moment ago may be gone.
+        """
+        texts = []
+        for element in self.elements(selector):
+            try:
+                texts.append(element.text)
+            except StaleElementReferenceException:
+                continue
+        return texts
+
     def error(self) -> dict[str, str]:
         box = self.browser.find_element(By.ID, "error")
         return {
