@@ -352,7 +352,7 @@ class GuandanWorlds:
 
     @property
     def max_playout_moves(self) -> int:
-        """A bound far above any deal's plays and passes."""
+        """Heuristic moves before the position is judged (:data:`MAX_PLAYOUT_MOVES`)."""
         return MAX_PLAYOUT_MOVES
 
     @property
