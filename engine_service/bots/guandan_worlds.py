@@ -1,28 +1,26 @@
 """The Guandan adapter of the search bot: the three hidden hands, from one seat's view.
 
-A Guandan view shows the seat's own hand, the card counts, the plays of the current round
-only, and the deal's tribute facts; the cards played in earlier rounds are in no view, by
-anyone, the seat itself included. So the cards not seen (108 less the own hand and the
-round's plays) are split between the other hands and, per seat, the cards it has played out
-of sight: ``27 - count - plays seen`` of them. What every sampled world respects:
+A Guandan view shows the seat's own hand, every card each seat has played this deal (G-R17a)
+and the deal's tribute facts, so the cards not seen (108 less the own hand and the plays) are
+exactly the other three hands. What every sampled world respects:
 
-- two copies of each card: own hand, the round's plays and the hidden hands add up to the deck;
-- the card counts (a count hidden by G-R23 ``ten_or_fewer`` is guessed from the seat's own
-  pace, kept above ten);
-- tribute (G-R31 .. G-R34): a payer's tribute was its strongest card, so its hand (and
-  what it played) holds no non-wild card stronger, no equal card that the copy rule would
-  have given instead, and no red joker after paying one (both red jokers would have
-  cancelled tribute, G-R33); a receiver holds the tribute card, and a payer the card
-  returned to it (G-R37), unless the seat may have played it out of sight;
+- two copies of each card: own hand, the plays and the hidden hands add up to the deck;
+- the hand sizes: 27 less what the seat played once the returns are in (a count hidden by
+  G-R23 ``ten_or_fewer`` is known that way too), the tribute moves while returns are chosen;
+- tribute (G-R31 .. G-R34): a payer's tribute was its strongest card, so its hand holds no
+  non-wild card stronger, no equal card that the copy rule would have given instead, and no
+  red joker after paying one (both red jokers would have cancelled tribute, G-R33); a
+  receiver holds the tribute card, and a payer the card returned to it (G-R37), unless it
+  has played a card of that kind;
 - anti-tribute with the holders announced: each holds its red joker, likewise;
 - while returns are chosen: a receiver that has chosen returns a card drawn from its
   sampled hand (its choice is hidden until all are in, G-R37).
 
 Passes are no hard fact in Guandan (one may pass holding a winning play), nor are plays.
 
-The cards are placed most constrained first, each to a place that may take it with chance
+The cards are dealt most constrained first, each to a hand that may take it with chance
 proportional to the room left, checking Hall's condition over the classes of constrained
-cards still to place, so drawing never fails and needs no retries.
+cards still to deal, so drawing never fails and needs no retries.
 """
 
 from __future__ import annotations
@@ -30,7 +28,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from itertools import combinations
+from itertools import chain, combinations
 from typing import Final
 
 from engine_service.bots.guandan_eval import HEURISTIC, heuristic_action, position_value
@@ -60,7 +58,7 @@ from engine_service.games.guandan.state import (
     team_of,
 )
 from engine_service.games.guandan.tribute import returnable
-from engine_service.games.guandan.view import COUNT_SHOWN_AT, HIDDEN_COUNT, GuandanView
+from engine_service.games.guandan.view import HIDDEN_COUNT, GuandanView
 
 SEARCH_BUDGET: Final = 24
 """Playouts per Guandan decision, spread over the candidates: about 50 ms of CPU compiled.
@@ -80,23 +78,18 @@ MAX_PLAYOUT_MOVES: Final = 20
 """Heuristic moves a playout makes before the position is judged (:mod:`guandan_eval`): some
 four tricks; it stops sooner when a seat goes out (measured: 10 won fewer deals, and 100
 afforded too few worlds)."""
-ALL: Final = -1
-"""An eligibility mask that every place passes."""
 
 
 @dataclass(frozen=True, slots=True)
 class Knowledge:
-    """The public facts about the hidden cards of one seat's view (module docstring).
-
-    Places are numbered ``2 * seat`` (the seat's hand) and ``2 * seat + 1`` (what it played
-    out of sight); the viewer's hand is no place, its cards are known.
+    """The public facts about the hidden hands of one seat's view (module docstring).
 
     Attributes:
-        seat: the viewer.
-        room: how many cards each place takes.
+        seat: the viewer; its room is 0, its cards are known.
+        room: how many cards each seat's hidden hand takes.
         pool: the cards not seen, as 54 counts.
-        barred: per seat, the kinds neither its hand nor its unseen plays may hold.
-        owed: (seat, kind) for each card certainly in the seat's hand or unseen plays.
+        barred: per seat, the kinds its hand may not hold.
+        owed: (seat, kind) for each card certainly in the seat's hand.
     """
 
     seat: int
@@ -106,34 +99,15 @@ class Knowledge:
     owed: tuple[tuple[int, int], ...]
 
 
-def _plays_seen(view: GuandanView) -> tuple[list[int], list[int]]:
-    """The round's plays as 54 counts, and how many cards each seat played in it."""
-    counts = [0] * KIND_COUNT
-    by_seat = [0] * SEATS
-    for entry in view.round_history:
-        by_seat[entry.seat] += len(entry.cards)
-        for kind in entry.cards:
-            counts[kind] += 1
-    return counts, by_seat
-
-
-def _sizes(view: GuandanView, seat: int, seen_by: list[int]) -> list[int]:
-    """Each seat's card count; a hidden one guessed from the viewer's own pace."""
+def _sizes(view: GuandanView) -> list[int]:
+    """Each seat's hand size: 27 less its plays, with the tribute moves while returning."""
     if view.phase is Phase.RETURNING:
         sizes = [HAND_SIZE] * SEATS
         for tribute in view.tributes:
             sizes[tribute.payer] -= 1
             sizes[tribute.receiver] += 1
         return sizes
-    own_unseen = HAND_SIZE - len(view.hand) - seen_by[seat]
-    sizes = []
-    for other, count in enumerate(view.card_counts):
-        if count == HIDDEN_COUNT:
-            guess = HAND_SIZE - seen_by[other] - own_unseen
-            sizes.append(max(COUNT_SHOWN_AT + 1, min(guess, HAND_SIZE - seen_by[other])))
-        else:
-            sizes.append(count)
-    return sizes
+    return [HAND_SIZE - len(kinds) for kinds in view.played]
 
 
 def _barred_for_payer(tribute: Tribute, level: int, copy: TributeCopy) -> set[int]:
@@ -155,62 +129,43 @@ def _barred_for_payer(tribute: Tribute, level: int, copy: TributeCopy) -> set[in
 
 
 def _owed(view: GuandanView) -> list[tuple[int, int]]:
-    """(seat, kind) for each card a seat took in at the deal's start and so still has."""
+    """(seat, kind) for each card a seat took in at the deal's start and has not played."""
     owed = [(holder, RED_JOKER) for holder in view.red_joker_holders]
     for tribute in view.tributes:
         if tribute.returned != tribute.card:
             owed.append((tribute.receiver, tribute.card))
         if view.phase is Phase.PLAYING and tribute.returned is not None:
             owed.append((tribute.payer, tribute.returned))
-    return [(s, kind) for s, kind in owed if s != view.seat]
+    return [(s, kind) for s, kind in owed if s != view.seat and kind not in view.played[s]]
 
 
 def gather(view: GuandanView, config: GuandanConfig) -> Knowledge:
-    """Read the public facts about the hidden cards from ``view``."""
+    """Read the public facts about the hidden hands from ``view``."""
     seat = view.seat
     if seat is None:
         raise ValueError("a spectator's view has no hand to search from")
-    seen, seen_by = _plays_seen(view)
-    own = hand_of(view.hand)
-    pool = tuple(COPIES - own[k] - seen[k] for k in range(KIND_COUNT))
-    sizes = _sizes(view, seat, seen_by)
-    room = [0] * (2 * SEATS)
-    for other in range(SEATS):
-        unseen = 0 if view.phase is Phase.RETURNING else HAND_SIZE - sizes[other] - seen_by[other]
-        room[2 * other + 1] = unseen
-        if other != seat:
-            room[2 * other] = sizes[other]
-    excess = sum(room) - sum(pool)
-    for other in range(SEATS):  # a guessed count may leave too little: shrink the guesses
-        if excess > 0 and other != seat and view.card_counts[other] == HIDDEN_COUNT:
-            cut = min(excess, room[2 * other] - COUNT_SHOWN_AT - 1)
-            room[2 * other] -= cut
-            room[2 * other + 1] += cut
-    room[2 * seat + 1] += sum(pool) - sum(room)
+    seen = hand_of(chain(view.hand, *view.played))
+    room = _sizes(view)
+    room[seat] = 0
     barred: list[set[int]] = [set() for _ in range(SEATS)]
     for tribute in view.tributes:
         if tribute.payer != seat:
             barred[tribute.payer] |= _barred_for_payer(tribute, view.level, config.tribute_copy)
-    owed = []
-    for holder, kind in _owed(view):
-        if seen[kind] and any(kind in e.cards for e in view.round_history if e.seat == holder):
-            continue  # it may be the copy the holder just played
-        owed.append((holder, kind))
     return Knowledge(
         seat=seat,
         room=tuple(room),
-        pool=pool,
+        pool=tuple(COPIES - n for n in seen),
         barred=tuple(frozenset(b) for b in barred),
-        owed=tuple(owed),
+        owed=tuple(_owed(view)),
     )
 
 
 def _eligible(knowledge: Knowledge, kind: int) -> int:
-    """The places (a bitmask) that may take a copy of ``kind``."""
+    """The seats (a bitmask) whose hands may take a copy of ``kind``."""
     mask = 0
     for seat in range(SEATS):
         if kind not in knowledge.barred[seat]:
-            mask |= 0b11 << (2 * seat)
+            mask |= 1 << seat
     return mask
 
 
@@ -219,53 +174,51 @@ def _hall(left: dict[int, int], room: list[int]) -> bool:
     classes = [c for c, n in left.items() if n]
     for size in range(1, len(classes) + 1):
         for group in combinations(classes, size):
-            places = 0
+            seats = 0
             cards = 0
             for c in group:
-                places |= c
+                seats |= c
                 cards += left[c]
-            if cards > sum(room[p] for p in range(len(room)) if places >> p & 1):
+            if cards > sum(room[s] for s in range(len(room)) if seats >> s & 1):
                 return False
     return True
 
 
-def sample_places(knowledge: Knowledge, rng: random.Random) -> list[list[int]]:
-    """The kinds in each place of one world (module docstring)."""
-    places = len(knowledge.room)
+def sample_hands(knowledge: Knowledge, rng: random.Random) -> list[list[int]]:
+    """The kinds in each hidden hand of one world (module docstring); the viewer's is empty."""
     room = list(knowledge.room)
-    room[2 * knowledge.seat] = 0
-    full = sum(1 << p for p in range(places) if p != 2 * knowledge.seat)
+    full = sum(1 << s for s in range(SEATS) if s != knowledge.seat)
     pool = list(knowledge.pool)
-    cards: list[tuple[int, int]] = []  # (eligible places, kind)
+    cards: list[tuple[int, int]] = []  # (eligible seats, kind)
     for holder, kind in knowledge.owed:
         if pool[kind] > 0:
             pool[kind] -= 1
-            cards.append((0b11 << (2 * holder), kind))
+            cards.append((1 << holder, kind))
     for kind in range(KIND_COUNT):
         cards.extend((_eligible(knowledge, kind) & full, kind) for _ in range(pool[kind]))
     rng.shuffle(cards)
-    cards.sort(key=lambda card: (card[0] & full).bit_count())
+    cards.sort(key=lambda card: card[0].bit_count())
     left: dict[int, int] = {}
     for mask, _ in cards:
         if mask != full:
             left[mask] = left.get(mask, 0) + 1
-    placed: list[list[int]] = [[] for _ in range(places)]
+    dealt: list[list[int]] = [[] for _ in range(SEATS)]
     for mask, kind in cards:
-        choices = [p for p in range(places) if mask >> p & 1 and room[p] > 0]
+        choices = [s for s in range(SEATS) if mask >> s & 1 and room[s] > 0]
         weights = []
         constrained = mask != full
         if constrained:
             left[mask] -= 1
-        for p in choices:
-            room[p] -= 1
-            weights.append(room[p] + 1 if not constrained or _hall(left, room) else 0)
-            room[p] += 1
+        for s in choices:
+            room[s] -= 1
+            weights.append(room[s] + 1 if not constrained or _hall(left, room) else 0)
+            room[s] += 1
         if not any(weights):
             raise ValueError("the view's public facts admit no deal")
-        place = weighted_choice(choices, weights, rng)
-        placed[place].append(kind)
-        room[place] -= 1
-    return placed
+        seat = weighted_choice(choices, weights, rng)
+        dealt[seat].append(kind)
+        room[seat] -= 1
+    return dealt
 
 
 def world_of(
@@ -303,15 +256,16 @@ def world_of(
         winners=view.winners,
         round_history=view.round_history,
         previous_deal=view.previous_deal,
+        played=tuple(hand_of(kinds) for kinds in view.played),
     )
 
 
 def sample_world(rules: GuandanRules, view: GuandanView, rng: random.Random) -> GuandanState:
     """A full state consistent with every public fact of ``view`` (module docstring)."""
     knowledge = gather(view, rules.config)
-    placed = sample_places(knowledge, rng)
+    dealt = sample_hands(knowledge, rng)
     hands = tuple(
-        hand_of(view.hand) if s == knowledge.seat else hand_of(placed[2 * s]) for s in range(SEATS)
+        hand_of(view.hand) if s == knowledge.seat else hand_of(dealt[s]) for s in range(SEATS)
     )
     return world_of(view, rules.config, hands, rng)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Final
 
 from cardengine.v1 import cards_pb2, game_pb2, guandan_pb2
@@ -23,8 +24,9 @@ from engine_service.codec.listing import list_actions
 from engine_service.codec.options import decode_options, encode_options
 from engine_service.core.errors import MalformedRequest
 from engine_service.games.guandan.actions import GuandanAction, PassTurn, PlayCards, ReturnCard
-from engine_service.games.guandan.cards import COPIES, KIND_COUNT
+from engine_service.games.guandan.cards import COPIES, KIND_COUNT, hand_of, kinds_in
 from engine_service.games.guandan.config import GuandanConfig
+from engine_service.games.guandan.dealing import plays_since_dealt
 from engine_service.games.guandan.events import (
     AntiTribute,
     CardReturned,
@@ -42,6 +44,7 @@ from engine_service.games.guandan.events import (
 )
 from engine_service.games.guandan.reading import Reading, Shape
 from engine_service.games.guandan.state import (
+    NO_PLAYS,
     DealResult,
     GuandanState,
     Phase,
@@ -299,6 +302,8 @@ class GuandanCodec:
         target.round_history.extend(_encode_entry(entry) for entry in view.round_history)
         if view.previous_deal is not None:
             target.previous_deal.CopyFrom(_encode_result(view.previous_deal))
+        for kinds in view.played:
+            target.played.add().cards.extend(encode_kinds(kinds))
 
     def encode_state(self, state: GuandanState, out: snapshot_pb2.GameRecord) -> None:
         """Store the whole position, hidden parts included."""
@@ -332,6 +337,7 @@ class GuandanCodec:
         target.previous_order = bytes(state.previous_order)
         target.winners = bytes(state.winners)
         target.round_history.extend(_store_entry(entry) for entry in state.round_history)
+        target.played.extend(bytes(kinds_in(hand)) for hand in state.played)
         result = state.previous_deal
         if result is not None:
             target.previous_deal.CopyFrom(
@@ -353,7 +359,7 @@ class GuandanCodec:
         hands = source.hands
         top = source.top if source.HasField("top") else None
         levels, ace_failures = tuple(source.levels), tuple(source.ace_failures)
-        return GuandanState(
+        state = GuandanState(
             seed=record.seed,
             phase=Phase(source.phase),
             deal_number=source.deal_number,
@@ -381,7 +387,11 @@ class GuandanCodec:
             previous_deal=_load_result(source.previous_deal)
             if source.HasField("previous_deal")
             else None,
+            played=tuple(hand_of(kinds) for kinds in source.played) or NO_PLAYS,
         )
+        if source.played:
+            return state
+        return replace(state, played=plays_since_dealt(state))  # stored before the field
 
 
 def _load_result(stored: guandan_state_pb2.GuandanStoredDealResult) -> DealResult:

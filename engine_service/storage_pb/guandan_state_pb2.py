@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from cardengine.v1 import guandan_pb2 as cardengine_dot_v1_dot_guandan__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*cardengine/internal/v1/guandan_state.proto\x12\x16\x63\x61rdengine.internal.v1\x1a\x1b\x63\x61rdengine/v1/guandan.proto\"\x90\x04\n\x0cGuandanState\x12\r\n\x05phase\x18\x01 \x01(\x05\x12\x13\n\x0b\x64\x65\x61l_number\x18\x02 \x01(\x05\x12\x0e\n\x06levels\x18\x03 \x03(\x05\x12\r\n\x05level\x18\x04 \x01(\x05\x12\x15\n\x08\x64\x65\x63larer\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\x14\n\x0c\x61\x63\x65_failures\x18\x06 \x03(\x05\x12\r\n\x05hands\x18\x07 \x01(\x0c\x12\x0c\n\x04turn\x18\x08 \x01(\x05\x12\x36\n\x03top\x18\t \x01(\x0b\x32).cardengine.internal.v1.GuandanStoredPlay\x12\x0e\n\x06passed\x18\n \x01(\x0c\x12\x10\n\x08\x66inished\x18\x0b \x01(\x0c\x12>\n\x08tributes\x18\x0c \x03(\x0b\x32,.cardengine.internal.v1.GuandanStoredTribute\x12\x19\n\x11red_joker_holders\x18\r \x01(\x0c\x12\x16\n\x0eprevious_order\x18\x0e \x01(\x0c\x12\x0f\n\x07winners\x18\x0f \x01(\x0c\x12@\n\rround_history\x18\x10 \x03(\x0b\x32).cardengine.internal.v1.GuandanStoredPlay\x12\x46\n\rprevious_deal\x18\x11 \x01(\x0b\x32/.cardengine.internal.v1.GuandanStoredDealResultB\x0b\n\t_declarer\"`\n\x11GuandanStoredPlay\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05\x63\x61rds\x18\x02 \x01(\x0c\x12.\n\x07reading\x18\x03 \x01(\x0b\x32\x1d.cardengine.v1.GuandanReading\"\xcf\x01\n\x17GuandanStoredDealResult\x12\x13\n\x0b\x64\x65\x61l_number\x18\x01 \x01(\x05\x12\r\n\x05level\x18\x02 \x01(\x05\x12\r\n\x05order\x18\x03 \x01(\x0c\x12\x0c\n\x04team\x18\x04 \x01(\x05\x12\r\n\x05steps\x18\x05 \x01(\x05\x12\x15\n\rlevels_before\x18\x06 \x03(\x05\x12\x0e\n\x06levels\x18\x07 \x03(\x05\x12=\n\nlast_plays\x18\x08 \x03(\x0b\x32).cardengine.internal.v1.GuandanStoredPlay\"i\n\x14GuandanStoredTribute\x12\r\n\x05payer\x18\x01 \x01(\x05\x12\x10\n\x08receiver\x18\x02 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x03 \x01(\x05\x12\x15\n\x08returned\x18\x04 \x01(\x05H\x00\x88\x01\x01\x42\x0b\n\t_returnedb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*cardengine/internal/v1/guandan_state.proto\x12\x16\x63\x61rdengine.internal.v1\x1a\x1b\x63\x61rdengine/v1/guandan.proto\"\xa0\x04\n\x0cGuandanState\x12\r\n\x05phase\x18\x01 \x01(\x05\x12\x13\n\x0b\x64\x65\x61l_number\x18\x02 \x01(\x05\x12\x0e\n\x06levels\x18\x03 \x03(\x05\x12\r\n\x05level\x18\x04 \x01(\x05\x12\x15\n\x08\x64\x65\x63larer\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\x14\n\x0c\x61\x63\x65_failures\x18\x06 \x03(\x05\x12\r\n\x05hands\x18\x07 \x01(\x0c\x12\x0c\n\x04turn\x18\x08 \x01(\x05\x12\x36\n\x03top\x18\t \x01(\x0b\x32).cardengine.internal.v1.GuandanStoredPlay\x12\x0e\n\x06passed\x18\n \x01(\x0c\x12\x10\n\x08\x66inished\x18\x0b \x01(\x0c\x12>\n\x08tributes\x18\x0c \x03(\x0b\x32,.cardengine.internal.v1.GuandanStoredTribute\x12\x19\n\x11red_joker_holders\x18\r \x01(\x0c\x12\x16\n\x0eprevious_order\x18\x0e \x01(\x0c\x12\x0f\n\x07winners\x18\x0f \x01(\x0c\x12@\n\rround_history\x18\x10 \x03(\x0b\x32).cardengine.internal.v1.GuandanStoredPlay\x12\x46\n\rprevious_deal\x18\x11 \x01(\x0b\x32/.cardengine.internal.v1.GuandanStoredDealResult\x12\x0e\n\x06played\x18\x12 \x03(\x0c\x42\x0b\n\t_declarer\"`\n\x11GuandanStoredPlay\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05\x63\x61rds\x18\x02 \x01(\x0c\x12.\n\x07reading\x18\x03 \x01(\x0b\x32\x1d.cardengine.v1.GuandanReading\"\xcf\x01\n\x17GuandanStoredDealResult\x12\x13\n\x0b\x64\x65\x61l_number\x18\x01 \x01(\x05\x12\r\n\x05level\x18\x02 \x01(\x05\x12\r\n\x05order\x18\x03 \x01(\x0c\x12\x0c\n\x04team\x18\x04 \x01(\x05\x12\r\n\x05steps\x18\x05 \x01(\x05\x12\x15\n\rlevels_before\x18\x06 \x03(\x05\x12\x0e\n\x06levels\x18\x07 \x03(\x05\x12=\n\nlast_plays\x18\x08 \x03(\x0b\x32).cardengine.internal.v1.GuandanStoredPlay\"i\n\x14GuandanStoredTribute\x12\r\n\x05payer\x18\x01 \x01(\x05\x12\x10\n\x08receiver\x18\x02 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x03 \x01(\x05\x12\x15\n\x08returned\x18\x04 \x01(\x05H\x00\x88\x01\x01\x42\x0b\n\t_returnedb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,11 +33,11 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'engine_service.storage_pb.g
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_GUANDANSTATE']._serialized_start=100
-  _globals['_GUANDANSTATE']._serialized_end=628
-  _globals['_GUANDANSTOREDPLAY']._serialized_start=630
-  _globals['_GUANDANSTOREDPLAY']._serialized_end=726
-  _globals['_GUANDANSTOREDDEALRESULT']._serialized_start=729
-  _globals['_GUANDANSTOREDDEALRESULT']._serialized_end=936
-  _globals['_GUANDANSTOREDTRIBUTE']._serialized_start=938
-  _globals['_GUANDANSTOREDTRIBUTE']._serialized_end=1043
+  _globals['_GUANDANSTATE']._serialized_end=644
+  _globals['_GUANDANSTOREDPLAY']._serialized_start=646
+  _globals['_GUANDANSTOREDPLAY']._serialized_end=742
+  _globals['_GUANDANSTOREDDEALRESULT']._serialized_start=745
+  _globals['_GUANDANSTOREDDEALRESULT']._serialized_end=952
+  _globals['_GUANDANSTOREDTRIBUTE']._serialized_start=954
+  _globals['_GUANDANSTOREDTRIBUTE']._serialized_end=1059
 # @@protoc_insertion_point(module_scope)

@@ -44,6 +44,7 @@ class GuandanState(_message.Message):
     WINNERS_FIELD_NUMBER: _builtins.int
     ROUND_HISTORY_FIELD_NUMBER: _builtins.int
     PREVIOUS_DEAL_FIELD_NUMBER: _builtins.int
+    PLAYED_FIELD_NUMBER: _builtins.int
     phase: _builtins.int
     deal_number: _builtins.int
     level: _builtins.int
@@ -74,6 +75,12 @@ class GuandanState(_message.Message):
     def previous_deal(self) -> Global___GuandanStoredDealResult:
         """Unset except between a deal's end and the next deal's first play."""
 
+    @_builtins.property
+    def played(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]:
+        """Per seat, the kinds it has played this deal (G-R17a), always four entries; none in a
+        snapshot stored before the field existed (the codec works them out from the shuffle).
+        """
+
     def __init__(
         self,
         *,
@@ -94,10 +101,11 @@ class GuandanState(_message.Message):
         winners: _builtins.bytes = ...,
         round_history: _abc.Iterable[Global___GuandanStoredPlay] | None = ...,
         previous_deal: Global___GuandanStoredDealResult | None = ...,
+        played: _abc.Iterable[_builtins.bytes] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_declarer", b"_declarer", "declarer", b"declarer", "previous_deal", b"previous_deal", "top", b"top"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_declarer", b"_declarer", "ace_failures", b"ace_failures", "deal_number", b"deal_number", "declarer", b"declarer", "finished", b"finished", "hands", b"hands", "level", b"level", "levels", b"levels", "passed", b"passed", "phase", b"phase", "previous_deal", b"previous_deal", "previous_order", b"previous_order", "red_joker_holders", b"red_joker_holders", "round_history", b"round_history", "top", b"top", "tributes", b"tributes", "turn", b"turn", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_declarer", b"_declarer", "ace_failures", b"ace_failures", "deal_number", b"deal_number", "declarer", b"declarer", "finished", b"finished", "hands", b"hands", "level", b"level", "levels", b"levels", "passed", b"passed", "phase", b"phase", "played", b"played", "previous_deal", b"previous_deal", "previous_order", b"previous_order", "red_joker_holders", b"red_joker_holders", "round_history", b"round_history", "top", b"top", "tributes", b"tributes", "turn", b"turn", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__declarer: _TypeAlias = _typing.Literal["declarer"]  # noqa: Y015
     _WhichOneofArgType__declarer: _TypeAlias = _typing.Literal["_declarer", b"_declarer"]  # noqa: Y015

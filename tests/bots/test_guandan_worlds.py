@@ -3,10 +3,10 @@
 Positions come from seeded random matches played through the rules, through several deals so
 that tribute, anti-tribute and returns occur; at each sampled decision the worlds drawn for
 the seat to act are checked against the true state: the seat's view of the world is its real
-view (own hand, counts, the round, tribute), its legal actions are the same, no kind is held
-or seen more than twice, each payer holds nothing stronger than its tribute, a receiver or
-payer that has played nothing out of sight holds what it took in, and the deal can be played
-on from the world.
+view (own hand, counts, every seat's plays, tribute), its legal actions are the same, each
+hidden hand has its true size, each kind's copies are the plays and the hands (G-R17a), each
+payer holds nothing stronger than its tribute, a receiver or payer holds what it took in
+unless it played a card of that kind, and the deal can be played on from the world.
 """
 
 from __future__ import annotations
@@ -20,14 +20,21 @@ from engine_service.bots.guandan_eval import position_value
 from engine_service.bots.guandan_worlds import GuandanWorlds, sample_world
 from engine_service.bots.search import random_action
 from engine_service.games.guandan.actions import PassTurn
-from engine_service.games.guandan.cards import COPIES, KIND_COUNT, is_wild, rank_of, strength
+from engine_service.games.guandan.cards import (
+    COPIES,
+    KIND_COUNT,
+    RED_JOKER,
+    is_wild,
+    rank_of,
+    strength,
+)
 from engine_service.games.guandan.config import (
     CardCountVisibility,
     GuandanConfig,
     TributeCopy,
 )
 from engine_service.games.guandan.rules import GuandanRules
-from engine_service.games.guandan.state import HAND_SIZE, SEATS, GuandanState, Phase
+from engine_service.games.guandan.state import SEATS, GuandanState, Phase
 from tests.bots.worlds_checks import check_sampling_depends_only_on_the_view
 
 DEALS = 3
@@ -67,17 +74,10 @@ def _check_world(rules: GuandanRules, true: GuandanState, seat: int, world: Guan
     assert rules.view(world, seat) == view
     assert world.hands[seat] == true.hands[seat]
     assert rules.legal_actions(world, seat) == rules.legal_actions(true, seat)
-    seen = [0] * KIND_COUNT
-    seen_by = [0] * SEATS
-    for entry in true.round_history:
-        seen_by[entry.seat] += len(entry.cards)
-        for kind in entry.cards:
-            seen[kind] += 1
     for kind in range(KIND_COUNT):
-        assert seen[kind] + sum(hand[kind] for hand in world.hands) <= COPIES
-    for s in range(SEATS):
-        if view.card_counts[s] < 0:
-            assert sum(world.hands[s]) > 10
+        seen = sum(played[kind] for played in true.played)
+        assert seen + sum(hand[kind] for hand in world.hands) == COPIES
+    assert [sum(hand) for hand in world.hands] == [sum(hand) for hand in true.hands]
     playing = true.phase is Phase.PLAYING
     for tribute in true.tributes:
         payer = world.hands[tribute.payer]
@@ -87,17 +87,17 @@ def _check_world(rules: GuandanRules, true: GuandanState, seat: int, world: Guan
             if held > 0 and not is_wild(kind, true.level):
                 assert strength(rank_of(kind), true.level) <= paid
         receiver = tribute.receiver
-        if (
-            tribute.returned != tribute.card
-            and view.card_counts[receiver] >= 0
-            and HAND_SIZE + (0 if playing else 1) == sum(true.hands[receiver]) + seen_by[receiver]
-            and tribute.card not in {k for e in true.round_history for k in e.cards}
-        ):
+        if tribute.returned != tribute.card and not true.played[receiver][tribute.card]:
             assert world.hands[receiver][tribute.card] > 0
+        if (
+            playing
+            and tribute.returned is not None
+            and not true.played[tribute.payer][tribute.returned]
+        ):
+            assert world.hands[tribute.payer][tribute.returned] > 0
     for holder in true.red_joker_holders:
-        shown = view.card_counts[holder] >= 0
-        if shown and sum(true.hands[holder]) + seen_by[holder] == HAND_SIZE and not seen[53]:
-            assert world.hands[holder][53] > 0
+        if not true.played[holder][RED_JOKER]:
+            assert world.hands[holder][RED_JOKER] > 0
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=("default", "variants"))

@@ -41,6 +41,7 @@ from engine_service.games.guandan.cards import (
     strength,
 )
 from engine_service.games.guandan.config import GuandanConfig
+from engine_service.games.guandan.dealing import plays_since_dealt
 from engine_service.games.guandan.events import (
     CardReturned,
     CardsDealt,
@@ -205,17 +206,8 @@ class GuandanAdapter:
         return FULL_DECK
 
     def all_cards(self, state: GuandanState, log: Log) -> Counter[Hashable]:
-        """The hands plus this deal's plays: the newest plays that account for the gap."""
-        counts = [sum(column) for column in zip(*state.hands, strict=True)]
-        missing = len(deck()) - sum(counts)
-        played = 0
-        for _, action in reversed(log):
-            if played >= missing:
-                break
-            if isinstance(action, PlayCards):
-                played += len(action.cards)
-                for kind in action.cards:
-                    counts[kind] += 1
+        """The hands plus every seat's plays of this deal (G-R17a)."""
+        counts = [sum(column) for column in zip(*state.hands, *state.played, strict=True)]
         return Counter({kind: n for kind, n in enumerate(counts) if n})
 
     def hidden_cards(self, state: GuandanState, seat: int | None) -> frozenset[CardId]:
@@ -231,17 +223,14 @@ class GuandanAdapter:
     def visible_cards(self, view: GuandanView) -> frozenset[CardId]:
         """Every card a view shows, copies numbered upward.
 
-        This deal's: hand, top play, tribute and returns, the round's plays (which are out of
-        every hand, so they add to the hand's copies). The previous deal's last round is
-        labeled with the previous deal.
+        This deal's: hand, every seat's plays (G-R17a: out of every hand, so they add to the
+        hand's copies; the round's plays and the top play are among them), tribute and
+        returns. The previous deal's last round is labeled with the previous deal.
         """
-        shown = list(hand_of(view.hand))
-        extra = view.top.cards if view.top is not None else ()
-        # The top play is the round's last play: count its cards once.
-        played = Counter(chain.from_iterable(entry.cards for entry in view.round_history))
-        top = Counter(extra)
-        for kind, n in (played | top).items():
-            shown[kind] += n
+        shown = list(hand_of(chain(view.hand, *view.played)))
+        round_plays = Counter(chain.from_iterable(entry.cards for entry in view.round_history))
+        top = Counter(view.top.cards if view.top is not None else ())
+        assert not (round_plays | top) - Counter(chain(*view.played)), "a play not kept"
         for kind in chain.from_iterable((t.card, t.returned) for t in view.tributes):
             if kind is not None:
                 shown[kind] += 1
@@ -306,6 +295,8 @@ class GuandanAdapter:
                 assert beats_independently(action.reading, before.top.reading, before.level), (
                     f"{action.reading} does not beat {before.top.reading} (G-R16)"
                 )
+            if not new_deal:
+                assert after.played == plays_since_dealt(after), "plays not kept (G-R17a)"
             if not new_deal and after.phase is Phase.PLAYING:
                 assert after.top is not None and after.top.cards == action.cards
                 hand = list(before.hands[before.turn])

@@ -47,6 +47,11 @@ def kinds_text(kinds: tuple[int, ...]) -> str:
     return ",".join(map(kind_text, kinds)) or "-"
 
 
+def played_text(played: tuple[tuple[int, ...], ...]) -> str:
+    """Each Guandan seat's plays of the deal (G-R17a), seat 0 first, as ``3C,4D/-/RJ/-``."""
+    return "/".join(map(kinds_text, played))
+
+
 def top_text(top: TopPlay | None) -> str:
     """A Guandan play to beat as ``seat:reading:cards``, e.g. ``2:pair:8:2:8C,8S``."""
     return "-" if top is None else f"{top.seat}:{top.reading}:{kinds_text(top.cards)}"
@@ -131,6 +136,7 @@ FORMATS: Final[Mapping[str, GameFormat]] = {
             "trump": "trump",
             "maker": "maker",
             "dix_by": "dix",
+            "dix_taken": "taken",
             "sequences": "seq",
             "trick": "trick",
             "last_trick": "last",
@@ -169,6 +175,7 @@ FORMATS: Final[Mapping[str, GameFormat]] = {
             "winners": "winners",
             "round_history": "round",
             "previous_deal": "prev",
+            "played": "plays",
         },
         parse_action=guandan_actions.parse_action,
         field_texts={
@@ -177,6 +184,7 @@ FORMATS: Final[Mapping[str, GameFormat]] = {
             "tributes": tributes_text,
             "round_history": round_text,
             "previous_deal": deal_result_text,
+            "played": played_text,
         },
     ),
 }

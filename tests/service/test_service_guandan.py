@@ -345,6 +345,7 @@ def _check_no_leak(message: game_pb2.GameView, state: GuandanState, seat: int | 
     current_deal.CopyFrom(message.guandan)
     current_deal.ClearField("previous_deal")  # the ended deal's open plays (see test_service_views)
     current_deal.ClearField("top")  # the play to beat is the round history's last play
+    current_deal.ClearField("round_history")  # its plays are among the seats' plays (G-R17a)
     shown = Counter(cards_in_message(current_deal))
     visible = numbered_copies(message.guandan.deal_number, shown)
     leaked = visible & ADAPTER.hidden_cards(state, seat)

@@ -240,12 +240,16 @@ class GuandanRules:
     def _play(self, state: GuandanState, seat: int, play: PlayCards) -> GuandanState:
         hand = _without(state.hands[seat], play.cards)
         hands = (*state.hands[:seat], hand, *state.hands[seat + 1 :])
+        shown = _with(state.played[seat], play.cards)
+        played = (*state.played[:seat], shown, *state.played[seat + 1 :])
         finished = (*state.finished, seat) if not any(hand) else state.finished
         entry = RoundEntry(seat, play.cards, play.reading)
         # A lead opens a new round; the round just won stayed in view until now.
         history = (entry,) if state.top is None else (*state.round_history, entry)
         if self._deal_over(finished):
-            ended = replace(state, hands=hands, round_history=history, previous_deal=None)
+            ended = replace(
+                state, hands=hands, round_history=history, previous_deal=None, played=played
+            )
             return self._end_deal(ended, _complete(finished))
         top = TopPlay(seat, play.cards, play.reading)
         turn, _ = next_turn(seat, seat, finished)
@@ -258,6 +262,7 @@ class GuandanRules:
             finished=finished,
             round_history=history,
             previous_deal=None,
+            played=played,
         )
 
     def _deal_over(self, finished: tuple[int, ...]) -> bool:
@@ -370,6 +375,11 @@ def _not_in_hand(kinds: Sequence[int]) -> RuleViolation:
 def _without(hand: Hand, cards: Sequence[int]) -> Hand:
     played = hand_of(cards)
     return tuple(have - n for have, n in zip(hand, played, strict=True))
+
+
+def _with(hand: Hand, cards: Sequence[int]) -> Hand:
+    added = hand_of(cards)
+    return tuple(have + n for have, n in zip(hand, added, strict=True))
 
 
 def _complete(finished: tuple[int, ...]) -> tuple[int, ...]:

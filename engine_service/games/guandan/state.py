@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Final
 
-from engine_service.games.guandan.cards import Hand
+from engine_service.games.guandan.cards import EMPTY_HAND, Hand
 from engine_service.games.guandan.reading import Reading
 
 SEATS: Final = 4
@@ -19,6 +19,8 @@ TEAMS: Final = 2
 HAND_SIZE: Final = 27  # G-R1
 START_LEVEL: Final = 2  # G-R4
 TOP_LEVEL: Final = 14  # G-R25: the ace
+NO_PLAYS: Final[tuple[Hand, ...]] = (EMPTY_HAND,) * SEATS
+"""``GuandanState.played`` before a deal's first play."""
 
 
 def team_of(seat: int) -> int:
@@ -140,6 +142,8 @@ class GuandanState:
             G-R18). Empty at the start of a deal; at the end of the match, the last round.
         previous_deal: the result of the deal just ended, from its end until the first play
             of the next deal (tribute and returns come in between); ``None`` otherwise.
+        played: per seat, the cards it has played this deal, as 54 counts (G-R17a); at the
+            end of the match, those of the last deal.
     """
 
     seed: int
@@ -160,6 +164,7 @@ class GuandanState:
     winners: tuple[int, ...] = ()
     round_history: tuple[RoundEntry, ...] = ()
     previous_deal: DealResult | None = None
+    played: tuple[Hand, ...] = NO_PLAYS
 
     @property
     def anti_tribute(self) -> bool:

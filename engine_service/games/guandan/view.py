@@ -58,6 +58,7 @@ class GuandanView:
         previous_deal: how the deal just ended went (finishing order, its last round, the
             winners' promotion and both levels), shown from its end until the next deal's
             first play, so that tribute and returns are seen beside it; ``None`` otherwise.
+        played: per seat, every card it has played this deal, lowest kind first (G-R17a).
     """
 
     seat: int | None
@@ -79,6 +80,7 @@ class GuandanView:
     winners: tuple[int, ...]
     round_history: tuple[RoundEntry, ...]
     previous_deal: DealResult | None
+    played: tuple[tuple[int, ...], ...]
 
 
 def build_view(
@@ -106,6 +108,7 @@ def build_view(
         winners=state.winners,
         round_history=state.round_history,
         previous_deal=state.previous_deal,
+        played=tuple(kinds_in(hand) for hand in state.played),
     )
 
 

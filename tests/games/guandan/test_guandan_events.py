@@ -279,6 +279,7 @@ class Folded:
     previous_deal: DealResult | None = None
     winners: tuple[int, ...] = ()
     ended: tuple[DealEnded, tuple[int, int]] | None = None
+    played: list[Counter[int]] = field(default_factory=lambda: [Counter() for _ in range(4)])
 
     @staticmethod
     def start(view: GuandanView) -> Folded:
@@ -293,6 +294,7 @@ class Folded:
                 if self.closed:
                     self.round, self.closed = [], False
                 self.round.append(RoundEntry(seat, cards, reading))
+                self.played[seat].update(cards)
                 self.previous_deal = None
                 if seat == self.viewer:
                     self.hand.subtract(cards)
@@ -327,6 +329,7 @@ class Folded:
                 self.deal_number, self.level, self.declarer = deal_number, level, declarer
                 self.round, self.closed, self.finished, self.tributes = [], False, [], []
                 self.anti_tribute, self.red_joker_holders = False, ()
+                self.played = [Counter() for _ in range(4)]
             case CardsDealt(seat, cards):
                 assert seat == self.viewer
                 self.hand = Counter(cards)
@@ -372,6 +375,8 @@ class Folded:
             self.red_joker_holders,
         ), where
         assert view.winners == self.winners, where
+        assert [Counter(kinds) for kinds in view.played] == self.played, where
+        assert all(list(kinds) == sorted(kinds) for kinds in view.played), where
         assert hand_of_view(view) == +self.hand, where
 
 
@@ -389,11 +394,12 @@ CONFIGS = (
 
 @pytest.mark.parametrize("match", range(6))
 def test_folding_visible_events_rebuilds_every_viewers_public_facts(match: int) -> None:
-    """G-R17, G-R18, G-R22, G-R24, G-R33, G-R37: a random match, checked at every step.
+    """G-R17, G-R17a, G-R18, G-R22, G-R24, G-R33, G-R37: a random match, checked at every step.
 
     For each seat and the spectator, the first view plus the events it may see give the
-    round history, finishing order, levels, tribute and returns as that viewer sees them,
-    the previous deal's result while it is shown, and (for a seat) its own hand.
+    round history, every seat's plays this deal, finishing order, levels, tribute and
+    returns as that viewer sees them, the previous deal's result while it is shown, and (for
+    a seat) its own hand.
     """
     config = CONFIGS[match % len(CONFIGS)]
     rules = GuandanRules(config)

@@ -466,6 +466,7 @@ class GuandanView(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     ROUND_HISTORY_FIELD_NUMBER: _builtins.int
     PREVIOUS_DEAL_FIELD_NUMBER: _builtins.int
+    PLAYED_FIELD_NUMBER: _builtins.int
     phase: Global___GuandanView.Phase.ValueType
     deal_number: _builtins.int
     """0-based number of the current deal; deal 0 has no tribute (G-R29)."""
@@ -530,6 +531,13 @@ class GuandanView(_message.Message):
         beside the tribute and the returns), unset otherwise.
         """
 
+    @_builtins.property
+    def played(self) -> _containers.RepeatedCompositeFieldContainer[Global___GuandanPlayedCards]:
+        """Per seat (four entries, seat order), every card it has played this deal, the current
+        round's included (G-R17a); empty lists before the deal's first play. Once the match is
+        over, those of its last deal.
+        """
+
     def __init__(
         self,
         *,
@@ -550,16 +558,41 @@ class GuandanView(_message.Message):
         options: Global___GuandanOptions | None = ...,
         round_history: _abc.Iterable[Global___GuandanRoundEntry] | None = ...,
         previous_deal: Global___GuandanDealResult | None = ...,
+        played: _abc.Iterable[Global___GuandanPlayedCards] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_declarer", b"_declarer", "declarer", b"declarer", "options", b"options", "previous_deal", b"previous_deal", "top", b"top"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_declarer", b"_declarer", "anti_tribute", b"anti_tribute", "card_counts", b"card_counts", "deal_number", b"deal_number", "declarer", b"declarer", "finished", b"finished", "hand", b"hand", "level", b"level", "levels", b"levels", "options", b"options", "passed", b"passed", "phase", b"phase", "previous_deal", b"previous_deal", "previous_order", b"previous_order", "red_joker_holders", b"red_joker_holders", "round_history", b"round_history", "top", b"top", "tributes", b"tributes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_declarer", b"_declarer", "anti_tribute", b"anti_tribute", "card_counts", b"card_counts", "deal_number", b"deal_number", "declarer", b"declarer", "finished", b"finished", "hand", b"hand", "level", b"level", "levels", b"levels", "options", b"options", "passed", b"passed", "phase", b"phase", "played", b"played", "previous_deal", b"previous_deal", "previous_order", b"previous_order", "red_joker_holders", b"red_joker_holders", "round_history", b"round_history", "top", b"top", "tributes", b"tributes"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__declarer: _TypeAlias = _typing.Literal["declarer"]  # noqa: Y015
     _WhichOneofArgType__declarer: _TypeAlias = _typing.Literal["_declarer", b"_declarer"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType__declarer) -> _WhichOneofReturnType__declarer | None: ...
 
 Global___GuandanView: _TypeAlias = GuandanView  # noqa: Y015
+
+@_typing.final
+class GuandanPlayedCards(_message.Message):
+    """The cards one seat has played this deal (G-R17a)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
+        """Copies repeated, in card order."""
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_cards_pb2.Card] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GuandanPlayedCards: _TypeAlias = GuandanPlayedCards  # noqa: Y015
 
 @_typing.final
 class GuandanRoundEntry(_message.Message):
