@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from engine_service.bots.search import SearchBot
+from engine_service.bots.search import bot_choice
 from engine_service.core.errors import MalformedRequest
 from engine_service.core.events import Event
 from engine_service.core.protocol import GameSpec, Outcome, Rules
@@ -147,10 +147,7 @@ def bot_move(
     rng = random.Random(f"{record.seed}:bot:{version}")
     view = rules.view(record.state, seat)
     legal = rules.legal_actions(record.state, seat)
-    bot = spec.bots[kind.value]
-    if isinstance(bot, SearchBot):
-        return bot.choose_under(rules, view, legal, rng)  # it simulates under the game's rules
-    return bot.choose(view, legal, rng)
+    return bot_choice(spec.bots[kind.value], rules, view, legal, rng)
 
 
 def play_bots(

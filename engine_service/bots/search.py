@@ -47,7 +47,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, Protocol
 
 from engine_service.core.errors import IllegalAction
-from engine_service.core.protocol import Rules
+from engine_service.core.protocol import Bot, Rules
 
 REFUSED: Final = -1e9
 """The value of a candidate the simulating rules refuse (see :func:`evaluate`)."""
@@ -224,3 +224,20 @@ class SearchBot:
         if totals[best] <= totals[0] + self.worlds.switch_margin * rounds:
             return candidates[0]
         return candidates[best]
+
+
+def bot_choice(
+    bot: Bot[Any, Any],
+    rules: Rules[Any, Any, Any],
+    view: Any,
+    legal: Sequence[Any],
+    rng: random.Random,
+) -> Any:
+    """The move ``bot`` makes from ``view`` in a game played under ``rules``.
+
+    A search bot simulates under the game's own rules (its options are public), not under
+    the defaults :meth:`SearchBot.choose` would assume; any other bot is asked plainly.
+    """
+    if isinstance(bot, SearchBot):
+        return bot.choose_under(rules, view, legal, rng)
+    return bot.choose(view, legal, rng)

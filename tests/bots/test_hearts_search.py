@@ -190,7 +190,7 @@ def test_search_bots_in_every_seat_keep_every_conformance_invariant(index: int) 
     config = random_config(spec, adapter.int_ranges, rng)
     game = CheckedGame(spec, adapter, config, seed=rng.randrange(2**32))
     bots = [spec.bots["search"]] * spec.seats
-    chooser = BotChooser(bots)
+    chooser = BotChooser(bots, game.rules)
     while not game.finished:
         game.step(chooser, rng)
     game.finish()

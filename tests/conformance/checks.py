@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from engine_service.bots.search import SearchBot
+from engine_service.bots.search import SearchBot, bot_choice
 from engine_service.codec.record import decode_record, encode_record
 from engine_service.codec.registry import CODECS
 from engine_service.core.errors import IllegalAction, RuleViolation
@@ -264,15 +264,19 @@ class CheckedGame:
 
 @dataclass(frozen=True)
 class BotChooser:
-    """Any seat to act (simultaneous moves in random order) plays its own seat's bot."""
+    """Any seat to act (simultaneous moves in random order) plays its own seat's bot.
+
+    Search bots simulate under the game's rules, as the service has them do.
+    """
 
     bots: Sequence[Bot[Any, Any]]
+    rules: Rules[Any, Any, Any]
 
     def __call__(
         self, views: Views, legal: Mapping[int, Sequence[Any]], rng: random.Random
     ) -> tuple[int, Any]:
         seat = rng.choice(sorted(legal))
-        return seat, self.bots[seat].choose(views[seat], legal[seat], rng)
+        return seat, bot_choice(self.bots[seat], self.rules, views[seat], legal[seat], rng)
 
 
 SHORT_PLAYOUT_MOVES = 6

@@ -65,7 +65,7 @@ def new_game(
     config = random_config(spec, int_ranges or adapter.int_ranges, rng)
     bots = [spec.bots[rng.choice(sorted(spec.bots))] for _ in range(spec.seats)]
     game = CheckedGame(spec, adapter, config, seed=rng.randrange(2**32))
-    return game, BotChooser(bots), rng
+    return game, BotChooser(bots, game.rules), rng
 
 
 def play_out(game: CheckedGame, chooser: BotChooser, rng: random.Random, label: str) -> None:
