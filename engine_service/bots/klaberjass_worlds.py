@@ -239,6 +239,7 @@ def world_of(
         trump=view.trump,
         maker=view.maker,
         dix_by=view.dix_by,
+        dix_taken=view.dix_taken,
         meld_hands=_meld_hands(view, hands) if playing else (0, 0),
         declared=(True, True),
         sequences=view.sequences,

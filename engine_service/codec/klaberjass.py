@@ -39,6 +39,7 @@ from engine_service.games.klaberjass.events import (
     TrickTaken,
     TrumpFixed,
 )
+from engine_service.games.klaberjass.rules import original_turn_up
 from engine_service.games.klaberjass.state import (
     Bid,
     DealResult,
@@ -359,6 +360,20 @@ def _decode_bids(data: bytes) -> tuple[Bid, ...]:
     )
 
 
+def _stored_dix_taken(record: snapshot_pb2.GameRecord, dix_by: int | None) -> Card | None:
+    """The turn-up a dix swap took (K-R11), ``None`` without a swap.
+
+    A snapshot stored before ``dix_taken`` existed lacks it after a swap; the card is then
+    the deal's original turn-up, which the seed and the deal number give again.
+    """
+    source = record.klaberjass
+    if source.HasField("dix_taken"):
+        return CARDS[source.dix_taken]
+    if dix_by is None:
+        return None
+    return original_turn_up(record.seed, source.deal_number)
+
+
 def _pair(values: Sequence[int]) -> tuple[int, int]:
     first, second = values
     return first, second
@@ -452,6 +467,8 @@ class KlaberjassCodec:
             target.maker = view.maker
         if view.dix_by is not None:
             target.dix_by = view.dix_by
+        if view.dix_taken is not None:
+            target.dix_taken.CopyFrom(encode_card(view.dix_taken))
         if view.sequences is not None:
             target.sequences.CopyFrom(_encode_sequences(view.sequences))
         target.trick.CopyFrom(_encode_trick(view.trick, view.trump))
@@ -484,7 +501,7 @@ class KlaberjassCodec:
         if state.bottom is not None:
             target.bottom = state.bottom
         target.bids = _encode_bids(state.bids)
-        for name in ("trump", "maker", "dix_by", "bella_by"):
+        for name in ("trump", "maker", "dix_by", "dix_taken", "bella_by"):
             value = getattr(state, name)
             if value is not None:
                 setattr(target, name, value)
@@ -512,6 +529,7 @@ class KlaberjassCodec:
         source = record.klaberjass
         trump = _optional(source, "trump")
         bottom = _optional(source, "bottom")
+        dix_by = _optional(source, "dix_by")
         last_leader = _optional(source, "last_trick_leader")
         declared = tuple(source.declared)
         return KlaberjassState(
@@ -527,7 +545,8 @@ class KlaberjassCodec:
             bids=_decode_bids(source.bids),
             trump=None if trump is None else Suit(trump),
             maker=_optional(source, "maker"),
-            dix_by=_optional(source, "dix_by"),
+            dix_by=dix_by,
+            dix_taken=_stored_dix_taken(record, dix_by),
             meld_hands=_pair(source.meld_hands),
             declared=(declared[0], declared[1]),
             sequences=_stored_sequences(source),

@@ -58,6 +58,7 @@ class KlaberjassState(_message.Message):
     WINNERS_FIELD_NUMBER: _builtins.int
     COMPLETED_TRICKS_FIELD_NUMBER: _builtins.int
     PREVIOUS_DEAL_FIELD_NUMBER: _builtins.int
+    DIX_TAKEN_FIELD_NUMBER: _builtins.int
     phase: _builtins.int
     deal_number: _builtins.int
     dealer: _builtins.int
@@ -85,6 +86,11 @@ class KlaberjassState(_message.Message):
     completed_tricks: _builtins.bytes
     """Five bytes per complete trick of this deal, oldest first: leader, the two card numbers,
     winner, points.
+    """
+    dix_taken: _builtins.int
+    """K-R11: the card number of the original turn-up that a dix swap took into dix_by's hand;
+    unset without a swap. Snapshots stored before this field have it unset after a swap too:
+    the codec then derives it from the seed and the deal number.
     """
     @_builtins.property
     def hands(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
@@ -147,10 +153,11 @@ class KlaberjassState(_message.Message):
         winners: _abc.Iterable[_builtins.int] | None = ...,
         completed_tricks: _builtins.bytes = ...,
         previous_deal: Global___KlaberjassFinishedDeal | None = ...,
+        dix_taken: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_bella_by", b"_bella_by", "_bottom", b"_bottom", "_dix_by", b"_dix_by", "_last_trick_leader", b"_last_trick_leader", "_maker", b"_maker", "_sequence_winner", b"_sequence_winner", "_trump", b"_trump", "bella_by", b"bella_by", "bottom", b"bottom", "dix_by", b"dix_by", "last_trick_leader", b"last_trick_leader", "maker", b"maker", "previous_deal", b"previous_deal", "sequence_winner", b"sequence_winner", "trump", b"trump"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_bella_by", b"_bella_by", "_bottom", b"_bottom", "_dix_by", b"_dix_by", "_dix_taken", b"_dix_taken", "_last_trick_leader", b"_last_trick_leader", "_maker", b"_maker", "_sequence_winner", b"_sequence_winner", "_trump", b"_trump", "bella_by", b"bella_by", "bottom", b"bottom", "dix_by", b"dix_by", "dix_taken", b"dix_taken", "last_trick_leader", b"last_trick_leader", "maker", b"maker", "previous_deal", b"previous_deal", "sequence_winner", b"sequence_winner", "trump", b"trump"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bella_by", b"_bella_by", "_bottom", b"_bottom", "_dix_by", b"_dix_by", "_last_trick_leader", b"_last_trick_leader", "_maker", b"_maker", "_sequence_winner", b"_sequence_winner", "_trump", b"_trump", "bella_by", b"bella_by", "bids", b"bids", "bottom", b"bottom", "card_points", b"card_points", "completed_tricks", b"completed_tricks", "deal_number", b"deal_number", "dealer", b"dealer", "deals", b"deals", "declared", b"declared", "dix_by", b"dix_by", "hands", b"hands", "has_sequences", b"has_sequences", "last_trick_cards", b"last_trick_cards", "last_trick_leader", b"last_trick_leader", "maker", b"maker", "meld_hands", b"meld_hands", "phase", b"phase", "played", b"played", "previous_deal", b"previous_deal", "sequence_cards", b"sequence_cards", "sequence_points", b"sequence_points", "sequence_winner", b"sequence_winner", "stock", b"stock", "to_move", b"to_move", "totals", b"totals", "trick_cards", b"trick_cards", "trick_leader", b"trick_leader", "tricks_played", b"tricks_played", "tricks_won", b"tricks_won", "trump", b"trump", "turn_up", b"turn_up", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bella_by", b"_bella_by", "_bottom", b"_bottom", "_dix_by", b"_dix_by", "_dix_taken", b"_dix_taken", "_last_trick_leader", b"_last_trick_leader", "_maker", b"_maker", "_sequence_winner", b"_sequence_winner", "_trump", b"_trump", "bella_by", b"bella_by", "bids", b"bids", "bottom", b"bottom", "card_points", b"card_points", "completed_tricks", b"completed_tricks", "deal_number", b"deal_number", "dealer", b"dealer", "deals", b"deals", "declared", b"declared", "dix_by", b"dix_by", "dix_taken", b"dix_taken", "hands", b"hands", "has_sequences", b"has_sequences", "last_trick_cards", b"last_trick_cards", "last_trick_leader", b"last_trick_leader", "maker", b"maker", "meld_hands", b"meld_hands", "phase", b"phase", "played", b"played", "previous_deal", b"previous_deal", "sequence_cards", b"sequence_cards", "sequence_points", b"sequence_points", "sequence_winner", b"sequence_winner", "stock", b"stock", "to_move", b"to_move", "totals", b"totals", "trick_cards", b"trick_cards", "trick_leader", b"trick_leader", "tricks_played", b"tricks_played", "tricks_won", b"tricks_won", "trump", b"trump", "turn_up", b"turn_up", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__bella_by: _TypeAlias = _typing.Literal["bella_by"]  # noqa: Y015
     _WhichOneofArgType__bella_by: _TypeAlias = _typing.Literal["_bella_by", b"_bella_by"]  # noqa: Y015
@@ -158,6 +165,8 @@ class KlaberjassState(_message.Message):
     _WhichOneofArgType__bottom: _TypeAlias = _typing.Literal["_bottom", b"_bottom"]  # noqa: Y015
     _WhichOneofReturnType__dix_by: _TypeAlias = _typing.Literal["dix_by"]  # noqa: Y015
     _WhichOneofArgType__dix_by: _TypeAlias = _typing.Literal["_dix_by", b"_dix_by"]  # noqa: Y015
+    _WhichOneofReturnType__dix_taken: _TypeAlias = _typing.Literal["dix_taken"]  # noqa: Y015
+    _WhichOneofArgType__dix_taken: _TypeAlias = _typing.Literal["_dix_taken", b"_dix_taken"]  # noqa: Y015
     _WhichOneofReturnType__last_trick_leader: _TypeAlias = _typing.Literal["last_trick_leader"]  # noqa: Y015
     _WhichOneofArgType__last_trick_leader: _TypeAlias = _typing.Literal["_last_trick_leader", b"_last_trick_leader"]  # noqa: Y015
     _WhichOneofReturnType__maker: _TypeAlias = _typing.Literal["maker"]  # noqa: Y015
@@ -172,6 +181,8 @@ class KlaberjassState(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__bottom) -> _WhichOneofReturnType__bottom | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__dix_by) -> _WhichOneofReturnType__dix_by | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__dix_taken) -> _WhichOneofReturnType__dix_taken | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__last_trick_leader) -> _WhichOneofReturnType__last_trick_leader | None: ...
     @_typing.overload

@@ -26,9 +26,8 @@ from engine_service.games.klaberjass.actions import (
 )
 from engine_service.games.klaberjass.cards import PACK
 from engine_service.games.klaberjass.config import EqualTotals, KlaberjassConfig
-from engine_service.games.klaberjass.rules import KlaberjassRules, deal_order
+from engine_service.games.klaberjass.rules import KlaberjassRules, original_turn_up
 from engine_service.games.klaberjass.state import (
-    FIRST_PACKET,
     SEATS,
     TRICKS,
     KlaberjassState,
@@ -205,7 +204,7 @@ class KlaberjassAdapter:
         if state.bottom is not None:
             shown.add(state.bottom)
         if state.dix_by is not None:
-            shown.add(original_turn_up(state.seed, state.deal_number))
+            shown.add(turned_up(state.seed, state.deal_number))
         secret = state.stock
         for other in range(SEATS):
             if other != seat:
@@ -217,6 +216,8 @@ class KlaberjassAdapter:
         cards: list[Iterable[Card]] = [view.hand, (view.turn_up,), *view.played, view.trick.cards]
         if view.bottom is not None:
             cards.append((view.bottom,))
+        if view.dix_taken is not None:
+            cards.append((view.dix_taken,))
         if view.sequences is not None:
             cards.append(view.sequences.cards)
         if view.last_trick is not None:
@@ -269,8 +270,17 @@ class KlaberjassAdapter:
         action: KlaberjassAction,
         after: KlaberjassState,
     ) -> None:
-        """Bids and plays were legal; tricks, bella and finished deals score right."""
+        """Bids and plays were legal; tricks, bella and finished deals score right.
+
+        After every action the card a dix took is the deal's original turn-up while its swap
+        stands, and nothing before a swap or in a new deal (K-R11).
+        """
         seat = before.turn
+        taken = after.dix_taken
+        if after.dix_by is None:
+            assert taken is None, f"dix_taken {taken} without a swap (K-R11)"
+        else:
+            assert taken == turned_up(after.seed, after.deal_number), "K-R11 dix_taken"
         if isinstance(action, TakeTrump):
             check_bid(before, action)
             assert (after.trump, after.maker) == (action.suit, seat), "K-R5/K-R6 maker"
@@ -344,9 +354,9 @@ class KlaberjassAdapter:
 
 
 @functools.lru_cache(maxsize=1 << 10)
-def original_turn_up(seed: int, deal_number: int) -> Card:
-    """The card turned up at a deal (K-R4), before any dix swap replaced it by the seven."""
-    return deal_order(seed, deal_number)[FIRST_PACKET * SEATS]
+def turned_up(seed: int, deal_number: int) -> Card:
+    """The card turned up at a deal (K-R4), before any dix swap; cached, as every step asks."""
+    return original_turn_up(seed, deal_number)
 
 
 @functools.lru_cache(maxsize=1 << 14)

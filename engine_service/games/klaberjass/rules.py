@@ -65,11 +65,20 @@ BELLA_PARTNER: Final[Mapping[tuple[Card, Suit | None], int]] = {
 """For trump K and Q: the bit of the other card of bella (K-R15)."""
 
 
+TURN_UP: Final = FIRST_PACKET * SEATS
+"""The turn-up's place in a deal's order: after the first six cards each (K-R4)."""
+
+
 def deal_order(seed: int, deal_number: int) -> list[Card]:
     """The pack in this deal's order; the same every time it is asked for (K-R4, K-R10)."""
     deck = list(PACK)
     random.Random(f"{seed}:{deal_number}").shuffle(deck)
     return deck
+
+
+def original_turn_up(seed: int, deal_number: int) -> Card:
+    """The card turned up at a deal (K-R4), whatever a dix swap put in its place (K-R11)."""
+    return deal_order(seed, deal_number)[TURN_UP]
 
 
 class KlaberjassRules:
@@ -106,7 +115,6 @@ class KlaberjassRules:
         for packet in range(FIRST_PACKET * SEATS // PACKET):
             seat = elder if packet % 2 == 0 else dealer
             hands[seat] |= mask_of(deck[packet * PACKET : (packet + 1) * PACKET])
-        used = FIRST_PACKET * SEATS
         return KlaberjassState(
             seed=seed,
             phase=Phase.BIDDING_TURNED_SUIT,
@@ -114,13 +122,14 @@ class KlaberjassRules:
             dealer=dealer,
             to_move=elder,
             hands=(hands[0], hands[1]),
-            stock=mask_of(deck[used + 1 :]),
-            turn_up=deck[used],
+            stock=mask_of(deck[TURN_UP + 1 :]),
+            turn_up=deck[TURN_UP],
             bottom=None,
             bids=(),
             trump=None,
             maker=None,
             dix_by=None,
+            dix_taken=None,
             meld_hands=NO_POINTS,
             declared=(True, True),
             sequences=None,
@@ -368,7 +377,7 @@ class KlaberjassRules:
     def _second_deal(self, state: KlaberjassState) -> KlaberjassState:
         """Three more cards each, non-dealer first, and the bottom card shown (K-R10)."""
         deck = deal_order(state.seed, state.deal_number)
-        start = FIRST_PACKET * SEATS + 1
+        start = TURN_UP + 1
         extra = deck[start : start + PACKET * SEATS]
         if self.config.second_deal_order is SecondDealOrder.ALTERNATE:
             to_elder, to_dealer = extra[0::2], extra[1::2]
@@ -388,13 +397,19 @@ class KlaberjassRules:
         return self._start_play(dealt)
 
     def _dix(self, state: KlaberjassState, seat: int, swap: bool) -> KlaberjassState:
-        """K-R11: the non-dealer decides first; a swap ends the question."""
+        """K-R11: the non-dealer decides first; a swap ends the question.
+
+        The turn-up a swap takes stays known as ``dix_taken``: every seat saw it face up.
+        """
         if swap:
             assert state.trump is not None
             seven = trump_card(SEVEN, state.trump)
             hand = state.hands[seat] & ~seven.bit | state.turn_up.bit
             hands = (hand, state.hands[1]) if seat == 0 else (state.hands[0], hand)
-            return self._start_play(replace(state, hands=hands, turn_up=seven, dix_by=seat))
+            swapped = replace(
+                state, hands=hands, turn_up=seven, dix_by=seat, dix_taken=state.turn_up
+            )
+            return self._start_play(swapped)
         if seat == state.elder:
             return replace(state, to_move=state.dealer)
         return self._start_play(state)

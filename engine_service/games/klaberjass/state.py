@@ -145,12 +145,16 @@ class KlaberjassState:
         to_move: the seat to act while bidding or deciding the dix.
         hands: each seat's cards as a bitmask.
         stock: undealt cards as a bitmask (the turn-up card is not in it).
-        turn_up: the turned-up card (K-R4); after a dix swap, the trump 7 that replaced it.
+        turn_up: the turned-up card (K-R4); after a dix swap, the trump 7 that replaced it
+            (the card it replaced is ``dix_taken``).
         bottom: the bottom card of the stock, shown once the deal is complete (K-R10).
         bids: this deal's bidding, oldest first.
         trump: the trump suit once chosen.
         maker: the seat that chose trump (K-R9).
         dix_by: the seat that swapped the trump 7 for the turn-up card, if any (K-R11).
+        dix_taken: the card that swap took into ``dix_by``'s hand, the deal's original
+            turn-up (K-R11): it lay face up, so it stays public once ``turn_up`` is the 7;
+            ``None`` without a swap.
         meld_hands: each seat's nine cards when play began, for the sequences (K-R12).
         declared: whether each seat declared its sequences (K-R14; automatic by default).
         sequences: the sequence comparison, set when the first trick ends.
@@ -181,6 +185,7 @@ class KlaberjassState:
     trump: Suit | None
     maker: int | None
     dix_by: int | None
+    dix_taken: Card | None
     meld_hands: tuple[int, int]
     declared: tuple[bool, bool]
     sequences: SequenceResult | None

@@ -23,7 +23,8 @@ class KlaberjassView:
     """One seat's knowledge of the game (``seat is None``: a spectator's).
 
     ``hand`` is the viewer's own; everything else is public. The other hand and the stock
-    (apart from the turn-up and, once shown, the bottom card) never enter.
+    (apart from the turn-up, the card a dix took from the table and, once shown, the bottom
+    card) never enter.
 
     Attributes:
         seat: the viewer, ``None`` for a spectator.
@@ -39,6 +40,8 @@ class KlaberjassView:
         trump: the trump suit once chosen.
         maker: the seat that chose it.
         dix_by: the seat that swapped the dix, if any.
+        dix_taken: the original turn-up that the swap put in ``dix_by``'s hand (K-R11), public
+            since every seat saw it face up; ``None`` without a swap.
         sequences: the sequence comparison, once the first trick is over (K-R14).
         trick: the trick being played (empty outside play).
         last_trick: the previous complete trick of this deal.
@@ -70,6 +73,7 @@ class KlaberjassView:
     trump: Suit | None
     maker: int | None
     dix_by: int | None
+    dix_taken: Card | None
     sequences: SequenceResult | None
     trick: Trick
     last_trick: Trick | None
@@ -109,6 +113,7 @@ def build_view(
         trump=state.trump,
         maker=state.maker,
         dix_by=state.dix_by,
+        dix_taken=state.dix_taken,
         sequences=state.sequences,
         trick=state.trick,
         last_trick=state.last_trick,

@@ -67,6 +67,7 @@ def position(
         trump=suit(trump),
         maker=maker,
         dix_by=None,
+        dix_taken=None,
         meld_hands=(mask(meld_hands[0]), mask(meld_hands[1])),
         declared=(True, True),
         sequences=None,

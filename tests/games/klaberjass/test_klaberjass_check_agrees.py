@@ -22,7 +22,7 @@ from engine_service.games.klaberjass.actions import (
 )
 from engine_service.games.klaberjass.cards import PACK, PACK_MASK
 from engine_service.games.klaberjass.config import EqualTotals, KlaberjassConfig, SecondDealOrder
-from engine_service.games.klaberjass.rules import KlaberjassRules
+from engine_service.games.klaberjass.rules import KlaberjassRules, original_turn_up
 from engine_service.games.klaberjass.state import KlaberjassState, Phase
 from tests.games.positions import random_walk
 
@@ -115,7 +115,11 @@ def test_k_r4_a_game_is_defined_by_its_seed_and_actions(config: KlaberjassConfig
 
 
 def hidden(state: KlaberjassState, seat: int | None) -> int:
-    """The cards ``seat`` may not see: the other hand (or both), and the stock but its bottom."""
+    """The cards ``seat`` may not see: the other hand (or both), and the stock but its bottom.
+
+    Shown sequences and, after a dix swap, the turn-up it took from the table (K-R11) are
+    public although in a hand.
+    """
     others = [s for s in (0, 1) if s != seat]
     mask = state.stock & ~(state.bottom.bit if state.bottom is not None else 0)
     for other in others:
@@ -123,6 +127,8 @@ def hidden(state: KlaberjassState, seat: int | None) -> int:
     if state.sequences is not None:
         for card in state.sequences.cards:
             mask &= ~card.bit
+    if state.dix_by is not None:
+        mask &= ~original_turn_up(state.seed, state.deal_number).bit
     return mask
 
 

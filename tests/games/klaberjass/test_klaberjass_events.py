@@ -373,6 +373,7 @@ class Table:
     trump: Suit | None = None
     maker: int | None = None
     dix_by: int | None = None
+    dix_taken: Card | None = None
     bottom: Card | None = None
     sequences: SequenceResult | None = None
     bella_by: int | None = None
@@ -412,7 +413,7 @@ class Table:
         elif isinstance(fact, BottomShown):
             self.bottom = fact.card
         elif isinstance(fact, DixSwapped):
-            self.turn_up, self.dix_by = fact.seven, fact.seat
+            self.turn_up, self.dix_by, self.dix_taken = fact.seven, fact.seat, fact.taken
             if fact.seat == self.viewer:
                 self.hand = self.hand - {fact.seven} | {fact.taken}
         elif isinstance(fact, CardPlayed):
@@ -464,7 +465,8 @@ class Table:
             self.turn_up,
         )
         assert view.bids == tuple(self.bids)
-        assert (view.trump, view.maker, view.dix_by) == (self.trump, self.maker, self.dix_by)
+        assert (view.trump, view.maker) == (self.trump, self.maker)
+        assert (view.dix_by, view.dix_taken) == (self.dix_by, self.dix_taken)
         assert (view.bottom, view.sequences, view.bella_by) == (
             self.bottom,
             self.sequences,

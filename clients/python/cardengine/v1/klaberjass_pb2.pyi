@@ -504,6 +504,7 @@ class KlaberjassView(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     COMPLETED_TRICKS_FIELD_NUMBER: _builtins.int
     PREVIOUS_DEAL_FIELD_NUMBER: _builtins.int
+    DIX_TAKEN_FIELD_NUMBER: _builtins.int
     phase: Global___KlaberjassView.Phase.ValueType
     deal_number: _builtins.int
     """0-based number of the current deal, thrown-in deals included."""
@@ -527,7 +528,9 @@ class KlaberjassView(_message.Message):
 
     @_builtins.property
     def turn_up(self) -> _cards_pb2.Card:
-        """The turned-up card (K-R4); after a dix swap, the trump seven that replaced it."""
+        """The turned-up card (K-R4); after a dix swap, the trump seven that replaced it (the card
+        it replaced is dix_taken).
+        """
 
     @_builtins.property
     def bottom(self) -> _cards_pb2.Card:
@@ -581,6 +584,12 @@ class KlaberjassView(_message.Message):
     def previous_deal(self) -> Global___KlaberjassPreviousDeal:
         """The deal that just ended, until the first card of this deal is played; unset otherwise."""
 
+    @_builtins.property
+    def dix_taken(self) -> _cards_pb2.Card:
+        """K-R11: after a dix swap, the original turn-up card, which the swap put in dix_by's hand
+        (public: every seat saw it face up; it may since have been played); unset without a swap.
+        """
+
     def __init__(
         self,
         *,
@@ -608,10 +617,11 @@ class KlaberjassView(_message.Message):
         options: Global___KlaberjassOptions | None = ...,
         completed_tricks: _abc.Iterable[Global___KlaberjassTrick] | None = ...,
         previous_deal: Global___KlaberjassPreviousDeal | None = ...,
+        dix_taken: _cards_pb2.Card | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_bella_by", b"_bella_by", "_dix_by", b"_dix_by", "_maker", b"_maker", "bella_by", b"bella_by", "bottom", b"bottom", "dix_by", b"dix_by", "last_trick", b"last_trick", "maker", b"maker", "options", b"options", "previous_deal", b"previous_deal", "sequences", b"sequences", "trick", b"trick", "turn_up", b"turn_up"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_bella_by", b"_bella_by", "_dix_by", b"_dix_by", "_maker", b"_maker", "bella_by", b"bella_by", "bottom", b"bottom", "dix_by", b"dix_by", "dix_taken", b"dix_taken", "last_trick", b"last_trick", "maker", b"maker", "options", b"options", "previous_deal", b"previous_deal", "sequences", b"sequences", "trick", b"trick", "turn_up", b"turn_up"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bella_by", b"_bella_by", "_dix_by", b"_dix_by", "_maker", b"_maker", "bella_by", b"bella_by", "bids", b"bids", "bottom", b"bottom", "card_points", b"card_points", "completed_tricks", b"completed_tricks", "deal_number", b"deal_number", "dealer", b"dealer", "deals", b"deals", "dix_by", b"dix_by", "hand", b"hand", "hand_sizes", b"hand_sizes", "last_trick", b"last_trick", "maker", b"maker", "options", b"options", "phase", b"phase", "played", b"played", "previous_deal", b"previous_deal", "sequences", b"sequences", "totals", b"totals", "trick", b"trick", "tricks_played", b"tricks_played", "tricks_won", b"tricks_won", "trump", b"trump", "turn_up", b"turn_up"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bella_by", b"_bella_by", "_dix_by", b"_dix_by", "_maker", b"_maker", "bella_by", b"bella_by", "bids", b"bids", "bottom", b"bottom", "card_points", b"card_points", "completed_tricks", b"completed_tricks", "deal_number", b"deal_number", "dealer", b"dealer", "deals", b"deals", "dix_by", b"dix_by", "dix_taken", b"dix_taken", "hand", b"hand", "hand_sizes", b"hand_sizes", "last_trick", b"last_trick", "maker", b"maker", "options", b"options", "phase", b"phase", "played", b"played", "previous_deal", b"previous_deal", "sequences", b"sequences", "totals", b"totals", "trick", b"trick", "tricks_played", b"tricks_played", "tricks_won", b"tricks_won", "trump", b"trump", "turn_up", b"turn_up"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__bella_by: _TypeAlias = _typing.Literal["bella_by"]  # noqa: Y015
     _WhichOneofArgType__bella_by: _TypeAlias = _typing.Literal["_bella_by", b"_bella_by"]  # noqa: Y015
