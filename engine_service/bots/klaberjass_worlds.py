@@ -12,7 +12,8 @@ What a seat knows about the hidden cards, and so what every sampled world respec
   in its hand, and the two nine-card hands of the deal give the public comparison (checked
   by redrawing, at most :data:`SEQUENCE_TRIES` times, when sequences are declared
   automatically);
-- the dix (K-R11): the seat that swapped holds (or has played) a trump of the turned suit;
+- the dix (K-R11): the seat that swapped holds the card it took, the original turn-up
+  (the view's ``dix_taken``), unless it is among its played cards;
 - card counts: the opponent holds what the view says, the stock the rest.
 
 Bids are no hard fact (a pass may hide a strong hand), so they shape nothing here.
@@ -36,10 +37,9 @@ from engine_service.core.cards import Card, Suit, cards_in
 from engine_service.games.klaberjass.actions import KlaberjassAction
 from engine_service.games.klaberjass.cards import PACK_MASK, TRUMPS_ABOVE, suit_mask
 from engine_service.games.klaberjass.config import KlaberjassConfig
-from engine_service.games.klaberjass.rules import PACKET, SEVEN, KlaberjassRules, deal_order
+from engine_service.games.klaberjass.rules import PACKET, TURN_UP, KlaberjassRules, deal_order
 from engine_service.games.klaberjass.sequences import compare_sequences
 from engine_service.games.klaberjass.state import (
-    FIRST_PACKET,
     SEATS,
     TRICKS,
     KlaberjassState,
@@ -55,7 +55,7 @@ SEQUENCE_TRIES: Final = 64
 """Redraws of the opponent's hand until the public sequence comparison comes out again."""
 GAME_BONUS: Final = 162.0
 """Value of winning the game with a deal, against losing it: one deal's card points."""
-_SECOND_DEAL_START: Final = FIRST_PACKET * SEATS + 1  # deck index after the turn-up
+_SECOND_DEAL_START: Final = TURN_UP + 1  # deck index after the turn-up
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,12 +67,10 @@ class Knowledge:
         own: the viewer's hand as a bitmask.
         known_elsewhere: cards in no hidden place: own hand, played, on the table.
         unknown: cards that are in the opponent's hand or in the stock.
-        must_hold: cards the opponent certainly holds.
+        must_hold: cards the opponent certainly holds (shown sequences, the dix's card).
         may_hold: cards the opponent may hold (shown voids and forced plays removed).
         opponent_count: how many cards the opponent holds.
         in_stock: cards certainly in the stock (the bottom card).
-        dix_suit: when the opponent swapped the dix, the turned suit (its meld hand holds a
-            card of it other than the 7); ``None`` otherwise.
     """
 
     seat: int
@@ -83,7 +81,6 @@ class Knowledge:
     may_hold: int
     opponent_count: int
     in_stock: int
-    dix_suit: Suit | None
 
 
 def _mask(cards: Sequence[Card]) -> int:
@@ -108,7 +105,7 @@ def _excluded_by_play(led: Card, answer: Card, trump: Suit) -> int:
     return suit_mask(led.suit) | suit_mask(trump)
 
 
-def gather(view: KlaberjassView, config: KlaberjassConfig) -> Knowledge:
+def gather(view: KlaberjassView) -> Knowledge:
     """Read the public facts about the hidden cards from ``view``."""
     seat = view.seat
     if seat is None:
@@ -128,10 +125,10 @@ def gather(view: KlaberjassView, config: KlaberjassConfig) -> Knowledge:
     must_hold = 0
     sequences = view.sequences
     if sequences is not None and sequences.winner == opponent:
-        must_hold = _mask(sequences.cards) & ~played
-    dix_suit = None
-    if view.dix_by == opponent and config.dix_only_if_turnup_trump:
-        dix_suit = view.trump
+        must_hold |= _mask(sequences.cards)
+    if view.dix_by == opponent and view.dix_taken is not None:
+        must_hold |= view.dix_taken.bit
+    must_hold &= ~played
     return Knowledge(
         seat=seat,
         own=own,
@@ -141,7 +138,6 @@ def gather(view: KlaberjassView, config: KlaberjassConfig) -> Knowledge:
         may_hold=may_hold | must_hold,
         opponent_count=view.hand_sizes[opponent],
         in_stock=in_stock,
-        dix_suit=dix_suit,
     )
 
 
@@ -206,15 +202,10 @@ def _meld_hands(view: KlaberjassView, hands: tuple[int, int]) -> tuple[int, int]
 def _fits_melds(
     view: KlaberjassView, knowledge: Knowledge, config: KlaberjassConfig, theirs: int
 ) -> bool:
-    """Whether the opponent's hand ``theirs`` agrees with the dix and the sequences shown."""
-    opponent = 1 - knowledge.seat
-    melds = _meld_hands(view, _seat_pair(knowledge.seat, knowledge.own, theirs))
-    if knowledge.dix_suit is not None:
-        seven = Card.of(SEVEN, knowledge.dix_suit).bit
-        if not melds[opponent] & suit_mask(knowledge.dix_suit) & ~seven:
-            return False
+    """Whether the opponent's hand ``theirs`` agrees with the sequences shown."""
     if view.sequences is None or not config.auto_declare_sequences:
         return True
+    melds = _meld_hands(view, _seat_pair(knowledge.seat, knowledge.own, theirs))
     assert view.trump is not None  # sequences are compared only once trump is fixed
     shown = compare_sequences(melds, (True, True), view.trump, config.score_all_winner_sequences)
     return shown == view.sequences
@@ -262,7 +253,7 @@ def sample_world(
     rules: KlaberjassRules, view: KlaberjassView, rng: random.Random
 ) -> KlaberjassState:
     """A full state consistent with every public fact of ``view`` (module docstring)."""
-    knowledge = gather(view, rules.config)
+    knowledge = gather(view)
     seed, first, second, stock = sample_hands(view, knowledge, rules.config, rng)
     return world_of(view, seed, (first, second), stock)
 

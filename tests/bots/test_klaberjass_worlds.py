@@ -5,7 +5,8 @@ worlds drawn for the seat to act are checked against the true state: the seat's 
 world is its real view (own hand, counts, table, bottom card, history), the seat's legal
 actions are the same, no played card is held, and the deal's public history is a legal one in
 the world (every card played was playable from the world's hands: shown voids and forced
-plays respected), with the sequences compared as shown.
+plays respected), with the sequences compared as shown and the card a dix took (K-R11) in the
+swapper's hand. A hand-written position checks that last fact without playing any rule.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ import pytest
 
 from engine_service.bots.klaberjass_worlds import KlaberjassWorlds, sample_world
 from engine_service.core.cards import Card
-from engine_service.games.klaberjass.cards import PACK_MASK, suit_mask
+from engine_service.games.klaberjass.cards import PACK_MASK
 from engine_service.games.klaberjass.config import KlaberjassConfig, SecondDealOrder
-from engine_service.games.klaberjass.rules import SEVEN, KlaberjassRules
+from engine_service.games.klaberjass.rules import KlaberjassRules
 from engine_service.games.klaberjass.sequences import compare_sequences
 from engine_service.games.klaberjass.state import KlaberjassState, Phase, Trick
 from tests.bots.worlds_checks import check_sampling_depends_only_on_the_view
+from tests.games.klaberjass.klaberjass_positions import position
 
 WORLDS_PER_DECISION = 3
 MOVES_PER_GAME = 60
@@ -85,10 +87,9 @@ def _check_world(
                 world.meld_hands, (True, True), world.trump, rules.config.score_all_winner_sequences
             )
             assert again == true.sequences
-        if world.dix_by == other and rules.config.dix_only_if_turnup_trump:
-            assert world.trump is not None
-            seven = Card.of(SEVEN, world.trump).bit
-            assert world.meld_hands[other] & suit_mask(world.trump) & ~seven
+        if world.dix_by == other:
+            assert true.dix_taken is not None
+            assert world.meld_hands[other] >> true.dix_taken & 1
 
 
 def _positions(config: KlaberjassConfig, seed: int) -> list[KlaberjassState]:
@@ -123,6 +124,33 @@ def test_sampling_depends_only_on_the_view() -> None:
     for seed in range(4):
         positions = _positions(KlaberjassConfig(), seed)[::5]
         check_sampling_depends_only_on_the_view(rules, positions, sample_world, str(seed))
+
+
+@pytest.mark.parametrize("played", [False, True], ids=("held", "played"))
+def test_k_r11_worlds_give_the_swapper_the_turn_up_it_took(played: bool) -> None:
+    """Seat 1 swapped the 7 of hearts for the ace (face up before): every world seat 0
+    samples gives the ace to seat 1 while unplayed, and once led it is in no hidden place."""
+    rules = KlaberjassRules()
+    hands = ("JH 9C TC KC 8D 9D QS KS AS", "9H TH KH 7C 8C JC 7D 8S")
+    true = replace(
+        position(
+            (hands[0], hands[1] if played else f"{hands[1]} AH"),
+            trump="H",
+            turn_up="7H",
+            trick="AH" if played else "",
+            tricks_played=0,
+        ),
+        dix_by=1,
+        dix_taken=Card.parse("AH"),
+    )
+    ace = Card.parse("AH").bit
+    view = rules.view(true, 0)
+    rng = random.Random(11)
+    for _ in range(50):
+        world = sample_world(rules, view, rng)
+        assert rules.view(world, 0) == view
+        assert world.hands[1] & ace == (0 if played else ace)
+        assert not (world.hands[0] | world.stock) & ace
 
 
 def test_hand_value_and_end() -> None:
