@@ -111,6 +111,14 @@ def test_a_playing_view_shows_trump_tricks_sequences_bella_and_scores():
     assert "  seat 1    301              30 pts, 3 tricks" in text
 
 
+def test_k_r11_after_a_dix_the_turn_up_taken_is_named():
+    view = klaberjass_view(trump=cards_pb2.SUIT_DIAMONDS, maker=0, dix_by=1, dix_taken=card("JD"))
+    view.klaberjass.turn_up.CopyFrom(card("7D"))
+    text = render_view(view)
+    assert "Turn-up: 7D\n" in text
+    assert "Trump: diamonds, chosen by you; dix swapped by seat 1 for JD" in text
+
+
 def taken(leader: int, cards: str, winner: int, points: int) -> klaberjass_pb2.KlaberjassTrick:
     message = trick(leader, cards, winner)
     message.points = points

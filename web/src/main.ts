@@ -438,6 +438,10 @@ function render(): void {
     const turnUp = k.turnUp ? [k.turnUp] : [];
     trick.append(el("div", {}, `Trump ${describe(SUITS_NAME(k.trump))} \u00b7 dealer ${seatName(k.dealer)}${k.maker !== undefined ? ` \u00b7 maker ${seatName(k.maker)}` : ""} \u00b7 turn-up `));
     turnUp.forEach((card) => trick.append(cardNode(card)));
+    // K-R11: the turn-up a dix swap took stays public after the seven replaced it.
+    if (k.dixTaken && k.dixBy !== undefined) {
+      trick.append(el("div", {}, `${seatName(k.dixBy)} swapped the dix for `), cardNode(k.dixTaken));
+    }
     if (k.trick) trick.append(trickNode(k.trick.leader, k.trick.cards));
     const done = k.previousDeal?.tricks.at(-1);
     if (k.previousDeal && done) {

@@ -245,6 +245,8 @@ def _deal_lines(view: game_pb2.GameView) -> list[str]:
         trump = f"Trump: {suit_name(table.trump)}, chosen by {seat_name(view, table.maker)}"
         if table.HasField("dix_by"):
             trump += f"; dix swapped by {seat_name(view, table.dix_by)}"
+            if table.HasField("dix_taken"):  # K-R11: the turn-up it took, public
+                trump += f" for {format_card(table.dix_taken)}"
         lines.append(trump)
     return lines
 
