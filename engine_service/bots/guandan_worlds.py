@@ -65,7 +65,9 @@ SEARCH_BUDGET: Final = 40
 
 Half of a Guandan seat's moves need no search (one legal move, or the partner on top), so
 the mean over all of a search seat's moves is the figure calibrated: 53 ms compiled, with
-about 100 ms at the median of the searched ones (measured in 400 tournament deals). A playout is at most :data:`MAX_PLAYOUT_MOVES` moves of the heuristic bot, some 0.2 ms each
+about 100 ms at the median of the searched ones (measured in 400 tournament deals).
+
+A playout is at most :data:`MAX_PLAYOUT_MOVES` moves of the heuristic bot, some 0.2 ms each
 compiled (listing the plays and pricing them with the planner is nearly all of it)."""
 MAX_CANDIDATES: Final = 2
 """Actions searched per decision besides the pass: the heuristic bot's and the other play
