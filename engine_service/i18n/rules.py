@@ -298,6 +298,13 @@ _NAMES: Final[Mapping[str, tuple[str, str, str, str, str]]] = MappingProxyType(
             "wer eröffnet, spielt; die anderen dürfen passen",
             "de uitkomer speelt; de anderen mogen passen",
         ),
+        "G-R17a": (
+            "every play stays public for the deal",
+            "cada jugada sigue a la vista durante la mano",
+            "chaque coup reste visible pendant la donne",
+            "jeder Zug bleibt im Spiel sichtbar",
+            "elke zet blijft het hele spel zichtbaar",
+        ),
         "G-R18": (
             "finished players are skipped; who wins a trick",
             "se salta a quien ya ha terminado; quién gana la baza",
