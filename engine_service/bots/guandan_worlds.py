@@ -33,7 +33,7 @@ from typing import Final
 
 from engine_service.bots.guandan_eval import HEURISTIC, heuristic_action, position_value
 from engine_service.bots.guandan_plan import hand_cost, holding_of, without
-from engine_service.bots.search import weighted_choice
+from engine_service.bots.search import playout_value, weighted_choice
 from engine_service.games.guandan.actions import GuandanAction, PassTurn, PlayCards, ReturnCard
 from engine_service.games.guandan.cards import (
     COPIES,
@@ -350,6 +350,12 @@ class GuandanWorlds:
     ) -> GuandanAction:
         """The heuristic bot on the seat's view, among most legal moves (``guandan_eval``)."""
         return heuristic_action(rules, state, seat, rng)
+
+    def play_out(
+        self, rules: GuandanRules, state: GuandanState, seat: int, rng: random.Random
+    ) -> float:
+        """The generic playout with :meth:`playout_action`, then :meth:`value`."""
+        return playout_value(self, rules, state, seat, rng)
 
     def hand_over(self, before: GuandanState, after: GuandanState) -> bool:
         """A seat went out, the next deal was dealt, or the match is over.

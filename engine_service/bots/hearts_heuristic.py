@@ -1,19 +1,32 @@
 """A Hearts bot that plays like a careful beginner: dodge points, dump danger when void.
 
 It passes QS, high spades and high hearts; ducks under the winning card when it must follow;
-takes a clean trick with its highest card when it plays last; and when void sheds QS first,
-then its highest heart, then its highest card.
+takes a clean trick with its highest card when it plays last; and when void sheds its high
+spades and QS first, then its highest heart, then its highest card.
+
+The card choice (:func:`heuristic_play`) works on the bitmask of playable cards and the
+trick's cards alone, so the search bot's playouts ask it directly, without building a view
+or a list of legal actions for every simulated move.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Final
 
-from engine_service.core.cards import ACE, KING, SUIT_SIZE, Card, Suit, mask_of
+from engine_service.core.cards import ACE, CARDS, KING, SUIT_MASKS, SUIT_SIZE, Card, Suit
 from engine_service.games.hearts.actions import HeartsAction, PassCards, PlayCard
-from engine_service.games.hearts.scoring import QUEEN_OF_SPADES, trick_points
+from engine_service.games.hearts.scoring import HEARTS_MASK, QUEEN_OF_SPADES, trick_points
 from engine_service.games.hearts.view import HeartsView
+
+RANK_BITS: Final = (1 << SUIT_SIZE) - 1
+SHED_ORDER: Final = (
+    CARDS[Suit.SPADES * SUIT_SIZE + ACE - 2].bit,
+    CARDS[Suit.SPADES * SUIT_SIZE + KING - 2].bit,
+    QUEEN_OF_SPADES.bit,
+)
+"""What a void seat sheds first, in order: the cards :func:`danger` ranks above any heart."""
 
 
 def danger(card: Card) -> int:
@@ -27,6 +40,77 @@ def danger(card: Card) -> int:
     return card.rank
 
 
+def _highest(mask: int) -> Card:
+    """The highest-numbered card of a non-empty mask (the highest rank within one suit)."""
+    return CARDS[mask.bit_length() - 1]
+
+
+def _lowest(mask: int) -> Card:
+    """The lowest-numbered card of a non-empty mask (the lowest rank within one suit)."""
+    return CARDS[(mask & -mask).bit_length() - 1]
+
+
+def _lowest_rank(mask: int) -> Card:
+    """The card of the lowest rank in a non-empty mask; of equal ranks, the first suit's."""
+    ranks = 0
+    for suit in range(4):
+        ranks |= mask >> (suit * SUIT_SIZE) & RANK_BITS
+    rank = (ranks & -ranks).bit_length() - 1
+    for suit in range(4):
+        if mask >> (suit * SUIT_SIZE + rank) & 1:
+            return CARDS[suit * SUIT_SIZE + rank]
+    raise AssertionError("unreachable: the rank came from the mask")
+
+
+def _highest_rank(mask: int) -> Card:
+    """The card of the highest rank in a non-empty mask; of equal ranks, the first suit's."""
+    ranks = 0
+    for suit in range(4):
+        ranks |= mask >> (suit * SUIT_SIZE) & RANK_BITS
+    rank = ranks.bit_length() - 1
+    for suit in range(4):
+        if mask >> (suit * SUIT_SIZE + rank) & 1:
+            return CARDS[suit * SUIT_SIZE + rank]
+    raise AssertionError("unreachable: the rank came from the mask")
+
+
+def heuristic_lead(playable: int) -> Card:
+    """Lead the lowest card, preferring suits other than hearts and never QS if avoidable."""
+    plain = playable & ~HEARTS_MASK & ~QUEEN_OF_SPADES.bit
+    if plain:
+        return _lowest_rank(plain)
+    hearts = playable & HEARTS_MASK
+    return _lowest(hearts) if hearts else QUEEN_OF_SPADES
+
+
+def heuristic_discard(playable: int) -> Card:
+    """The card a seat void in the suit led sheds: the most dangerous, by :func:`danger`."""
+    for bit in SHED_ORDER:
+        if playable & bit:
+            return CARDS[bit.bit_length() - 1]
+    hearts = playable & HEARTS_MASK
+    return _highest(hearts) if hearts else _highest_rank(playable)
+
+
+def heuristic_play(playable: int, trick: Sequence[int]) -> Card:
+    """The card to play from the non-empty mask ``playable`` into ``trick`` (its cards so far)."""
+    if not trick:
+        return heuristic_lead(playable)
+    suit = SUIT_MASKS[trick[0] // SUIT_SIZE]
+    following = playable & suit
+    if not following:
+        return heuristic_discard(playable)
+    trick_mask = 0
+    for card in trick:
+        trick_mask |= 1 << card
+    top = (trick_mask & suit).bit_length() - 1
+    if len(trick) == 3 and not trick_points(trick_mask):
+        safe = following & ~QUEEN_OF_SPADES.bit
+        return _highest(safe or following)
+    under = following & ((1 << top) - 1)
+    return _highest(under) if under else _lowest(following)
+
+
 class HeartsHeuristicBot:
     """A deterministic-given-rng Hearts player that beats random play by a wide margin."""
 
@@ -37,24 +121,9 @@ class HeartsHeuristicBot:
         if isinstance(legal[0], PassCards):
             worst = sorted(view.hand, key=danger, reverse=True)[:3]
             return PassCards.of(*worst)
-        cards = [a.card for a in legal if isinstance(a, PlayCard)]
+        playable = 0
+        for action in legal:
+            if isinstance(action, PlayCard):
+                playable |= action.card.bit
         trick = view.trick.cards if view.trick is not None else ()
-        if not trick:
-            return PlayCard(self._lead(cards))
-        led = trick[0] // SUIT_SIZE
-        following = [c for c in cards if c // SUIT_SIZE == led]
-        if not following:
-            return PlayCard(max(cards, key=lambda c: (danger(c), c.rank)))
-        top = max(c for c in trick if c // SUIT_SIZE == led)
-        last_to_play = len(trick) == 3
-        if last_to_play and not trick_points(mask_of(trick)):
-            safe = [c for c in following if c != QUEEN_OF_SPADES]
-            return PlayCard(max(safe or following))
-        under = [c for c in following if c < top]
-        return PlayCard(max(under) if under else min(following))
-
-    @staticmethod
-    def _lead(cards: list[Card]) -> Card:
-        """Lead the lowest card, preferring suits other than hearts and never QS if avoidable."""
-        ordered = sorted(cards, key=lambda c: (c == QUEEN_OF_SPADES, c.suit is Suit.HEARTS, c.rank))
-        return ordered[0]
+        return PlayCard(heuristic_play(playable, trick))

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Final
 
-from engine_service.bots.hearts_heuristic import HeartsHeuristicBot, danger
+from engine_service.bots.hearts_heuristic import HeartsHeuristicBot, danger, heuristic_play
 from engine_service.bots.search import weighted_choice
 from engine_service.core.cards import (
     DECK_SIZE,
@@ -37,11 +37,17 @@ from engine_service.core.cards import (
     SUIT_SIZE,
     Card,
     cards_in,
+    mask_of,
 )
 from engine_service.games.hearts.actions import HeartsAction, PassCards, PlayCard
 from engine_service.games.hearts.config import HeartsConfig
 from engine_service.games.hearts.rules import TWO_OF_CLUBS, HeartsRules
-from engine_service.games.hearts.scoring import QUEEN_OF_SPADES
+from engine_service.games.hearts.scoring import (
+    QUEEN_OF_SPADES,
+    game_winners,
+    score_hand,
+    trick_points,
+)
 from engine_service.games.hearts.state import (
     HAND_SIZE,
     PASS_SIZE,
@@ -49,6 +55,7 @@ from engine_service.games.hearts.state import (
     HeartsState,
     Phase,
     Trick,
+    winning_index,
 )
 from engine_service.games.hearts.view import HeartsView
 
@@ -307,18 +314,72 @@ class HeartsWorlds:
         """
         return PLAYOUT_BOT.choose(rules.view(state, seat), rules.legal_actions(state, seat), rng)
 
+    def play_out(
+        self, rules: HeartsRules, state: HeartsState, seat: int, rng: random.Random
+    ) -> float:
+        """The value of the hand played out by the heuristic from ``state``.
+
+        The passes still to choose go through the rules; the cards are then played by
+        :func:`play_to_end`, which keeps the hand in plain integers. The result is the one
+        the generic playout (:func:`~engine_service.bots.search.playout_value`) reaches,
+        card for card, at about a fifth of the cost (README figures).
+        """
+        for _ in range(SEATS):
+            if state.phase is not Phase.PASSING:
+                break
+            mover = rules.current_seats(state)[0]
+            state = rules.apply(state, mover, self.playout_action(rules, state, mover, rng))
+        points = play_to_end(rules, state)
+        winners = game_winners(state.totals, points, state.opener, rules.config)
+        return hand_value(score_hand(points, rules.config), winners, seat)
+
     def hand_over(self, before: HeartsState, after: HeartsState) -> bool:
         """The 52nd card deals the next hand or ends the game."""
         return after.hand_number != before.hand_number or after.phase is Phase.GAME_OVER
 
     def value(self, rules: HeartsRules, state: HeartsState, seat: int) -> float:
-        """The others' mean hand score minus the seat's, with the game result if it ended."""
+        """The value of the hand that just ended (:func:`hand_value`); 0 before any did."""
         finished = state.previous_hand
         if finished is None:
             return 0.0
-        scores = finished.scores
-        own = scores[seat]
-        value = (sum(scores) - own) / (SEATS - 1) - own
-        if state.phase is Phase.GAME_OVER:
-            value += GAME_BONUS if seat in state.winners else -GAME_BONUS
-        return value
+        winners = state.winners if state.phase is Phase.GAME_OVER else ()
+        return hand_value(finished.scores, winners, seat)
+
+
+def hand_value(scores: tuple[int, ...], winners: tuple[int, ...], seat: int) -> float:
+    """The others' mean hand score minus the seat's, with the game result if it ended.
+
+    ``winners`` is empty unless the hand ended the game.
+    """
+    own = scores[seat]
+    value = (sum(scores) - own) / (SEATS - 1) - own
+    if winners:
+        value += GAME_BONUS if seat in winners else -GAME_BONUS
+    return value
+
+
+def play_to_end(rules: HeartsRules, state: HeartsState) -> tuple[int, ...]:
+    """Each seat's points once the heuristic has played out the hand of ``state`` (playing).
+
+    Every card is the heuristic's (:func:`heuristic_play`) among the cards the rules allow
+    (:meth:`HeartsRules.playable_cards`); tricks go by the rules' own winner, hearts-broken
+    and next-leader rules. No state, view or action object is built on the way.
+    """
+    hands = list(state.hands)
+    points = list(state.points)
+    leader = state.trick.leader
+    trick = list(state.trick.cards)
+    broken = state.hearts_broken
+    for tricks in range(state.tricks_played, HAND_SIZE):
+        for _ in range(len(trick), SEATS):
+            mover = (leader + len(trick)) % SEATS
+            allowed = rules.playable_cards(hands[mover], trick, tricks == 0, broken)
+            card = heuristic_play(allowed, trick)
+            hands[mover] &= ~card.bit
+            trick.append(card)
+            broken = rules.breaks_hearts(broken, card)
+        winner = (leader + winning_index(trick)) % SEATS
+        points[winner] += trick_points(mask_of(trick))
+        leader = rules.leader_after(hands, winner, broken)
+        trick = []
+    return tuple(points)

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from engine_service.bots.search import random_action
+from engine_service.bots.search import playout_value, random_action
 from engine_service.core.cards import Card, Suit, cards_in
 from engine_service.games.klaberjass.actions import KlaberjassAction
 from engine_service.games.klaberjass.cards import PACK_MASK, TRUMPS_ABOVE, suit_mask
@@ -299,6 +299,12 @@ class KlaberjassWorlds:
         """Uniformly random legal moves: cheap, and enough here to rank a turn's few options."""
         action: KlaberjassAction = random_action(rules, state, seat, rng)
         return action
+
+    def play_out(
+        self, rules: KlaberjassRules, state: KlaberjassState, seat: int, rng: random.Random
+    ) -> float:
+        """The generic playout with :meth:`playout_action`, then :meth:`value`."""
+        return playout_value(self, rules, state, seat, rng)
 
     def hand_over(self, before: KlaberjassState, after: KlaberjassState) -> bool:
         """A deal ends when it is scored or thrown in: the deal history grows."""

@@ -14,8 +14,9 @@ How one decision is made (:meth:`SearchBot.choose_under`):
    (``worlds.sample_world(rules, view, rng)``), and every candidate is applied to it and
    played out to the end of the hand with the adapter's playout policy
    (``worlds.playout_action``: uniformly random legal actions drawn from the same ``rng`` in
-   Klaberjass, the game's heuristic bot in Hearts and Guandan). Every candidate meets the same
-   worlds, which removes most of the sampling noise from the comparison.
+   Klaberjass, the game's heuristic bot in Hearts and Guandan) by ``worlds.play_out``.
+   Every candidate meets the same worlds, which removes most of the sampling noise from the
+   comparison.
 3. The candidate with the highest mean ``worlds.value(rules, end, seat)`` is chosen; ties go
    to the earliest candidate, and another is chosen over the first only if its mean is
    higher by more than ``worlds.switch_margin`` (0 in Hearts and Klaberjass; Guandan's first
@@ -94,6 +95,13 @@ class Worlds(Protocol):
 
         It may read only ``seat``'s part of ``state`` (its view) and draw only from ``rng``;
         :func:`random_action` is the policy of a game with no better one.
+        """
+
+    def play_out(self, rules: Any, state: Any, seat: int, rng: random.Random) -> float:
+        """The :meth:`value` for ``seat`` of playing on from ``state`` with the playout policy.
+
+        :func:`playout_value` does it through the generic :class:`Rules` calls; an adapter may
+        reach the same value a faster way (Hearts keeps the hand's play in plain integers).
         """
 
     def hand_over(self, before: Any, after: Any) -> bool:
@@ -176,9 +184,16 @@ def evaluate(
         after = rules.apply(world, seat, action)
     except IllegalAction:
         return REFUSED
-    if not worlds.hand_over(world, after):
-        after = playout(worlds, rules, after, rng, worlds.playout_action)
-    return worlds.value(rules, after, seat)
+    if worlds.hand_over(world, after):
+        return worlds.value(rules, after, seat)
+    return worlds.play_out(rules, after, seat, rng)
+
+
+def playout_value(
+    worlds: Worlds, rules: Rules[Any, Any, Any], state: Any, seat: int, rng: random.Random
+) -> float:
+    """``Worlds.play_out`` through the generic calls: :func:`playout`, then ``worlds.value``."""
+    return worlds.value(rules, playout(worlds, rules, state, rng, worlds.playout_action), seat)
 
 
 class SearchBot:

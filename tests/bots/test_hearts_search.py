@@ -19,7 +19,7 @@ from engine_service.bots.hearts_worlds import (
     distinct_plays,
     sample_hands,
 )
-from engine_service.bots.search import SearchBot
+from engine_service.bots.search import SearchBot, playout
 from engine_service.core.cards import DECK_SIZE, SUIT_MASKS, SUIT_SIZE, Card, cards_in, mask_of
 from engine_service.games import REGISTRY
 from engine_service.games.hearts.actions import HeartsAction, PlayCard
@@ -180,6 +180,33 @@ def test_the_plain_bot_call_searches_under_the_default_rules() -> None:
     legal = rules.legal_actions(state, 0)
     action = SearchBot(WORLDS, budget=4).choose(rules.view(state, 0), legal, random.Random(1))
     assert action in list(legal)
+
+
+def test_the_integer_playout_values_every_hand_as_the_generic_playout_does() -> None:
+    """``HeartsWorlds.play_out`` keeps the hand in plain integers (H-R3 to H-R11 by hand).
+
+    From sampled worlds of positions under random rule sets (first-trick bans, the queen
+    breaking hearts, an all-hearts leader passing the lead, moon penalties, low targets so
+    that hands end games), it must reach exactly the value that playing the same policy
+    through the rules' own ``apply`` reaches.
+    """
+    compared = 0
+    ended_games = 0
+    for index, (rules, state, seat) in enumerate(positions(40)):
+        if index % 7:
+            continue
+        view, legal = rules.view(state, seat), rules.legal_actions(state, seat)
+        world = WORLDS.sample_world(rules, view, random.Random(index))
+        after = rules.apply(world, seat, HEURISTIC.choose(view, legal, random.Random(0)))
+        if WORLDS.hand_over(world, after):
+            continue
+        generic_end = playout(WORLDS, rules, after, random.Random(index), WORLDS.playout_action)
+        fast = WORLDS.play_out(rules, after, seat, random.Random(index))
+        assert fast == WORLDS.value(rules, generic_end, seat)
+        compared += 1
+        ended_games += generic_end.phase is Phase.GAME_OVER
+    assert compared > 300
+    assert ended_games > 5
 
 
 @pytest.mark.parametrize("index", range(3))

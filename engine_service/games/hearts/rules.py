@@ -126,13 +126,22 @@ class HeartsRules:
 
     def playable(self, state: HeartsState, seat: int) -> int:
         """The mask of cards ``seat`` may play now, assuming it is its turn (H-R3 .. H-R9)."""
-        hand = state.hands[seat]
-        cards = state.trick.cards
-        first_trick = state.tricks_played == 0
+        return self.playable_cards(
+            state.hands[seat], state.trick.cards, state.tricks_played == 0, state.hearts_broken
+        )
+
+    def playable_cards(
+        self, hand: int, cards: Sequence[int], first_trick: bool, hearts_broken: bool
+    ) -> int:
+        """The mask of ``hand``'s cards playable into a trick holding ``cards`` (H-R3 .. H-R9).
+
+        The position is given in parts, not as a state, so that the search bot's playouts,
+        which keep a hand's play in plain integers, ask the same rule the game does.
+        """
         if not cards:
             if first_trick:
                 return TWO_OF_CLUBS.bit  # H-R3
-            if not state.hearts_broken and hand & ~HEARTS_MASK:
+            if not hearts_broken and hand & ~HEARTS_MASK:
                 return hand & ~HEARTS_MASK  # H-R7; H-R8 otherwise
             return hand
         follow = hand & SUIT_MASKS[cards[0] // SUIT_SIZE]
@@ -269,11 +278,7 @@ class HeartsRules:
     def _play(self, state: HeartsState, seat: int, card: Card) -> HeartsState:
         hands = _with(state.hands, seat, state.hands[seat] & ~card.bit)
         cards = (*state.trick.cards, card)
-        broken = (
-            state.hearts_broken
-            or card // SUIT_SIZE == Suit.HEARTS
-            or (self.config.queen_breaks_hearts and card == QUEEN_OF_SPADES)
-        )
+        broken = self.breaks_hearts(state.hearts_broken, card)
         if len(cards) < SEATS:
             trick = Trick(state.trick.leader, cards)
             return _after_card(state, hands, trick, broken, state.points, state.tricks_won)
@@ -284,10 +289,18 @@ class HeartsRules:
         tricks_won = _with(state.tricks_won, winner, state.tricks_won[winner] + 1)
         if state.tricks_played + 1 == HAND_SIZE:
             return self._end_hand(state, points, tricks_won, done)
-        trick = Trick(self._leader_after(hands, winner, broken))
+        trick = Trick(self.leader_after(hands, winner, broken))
         return _after_card(state, hands, trick, broken, points, tricks_won, done)
 
-    def _leader_after(self, hands: tuple[int, ...], winner: int, broken: bool) -> int:
+    def breaks_hearts(self, broken: bool, card: int) -> bool:
+        """Whether hearts are broken once ``card`` is played (H-R7; QS too, by option)."""
+        return (
+            broken
+            or card // SUIT_SIZE == Suit.HEARTS
+            or (self.config.queen_breaks_hearts and card == QUEEN_OF_SPADES)
+        )
+
+    def leader_after(self, hands: Sequence[int], winner: int, broken: bool) -> int:
         """H-R6: the winner leads; H-R8 ``pass_lead``: an all-hearts hand passes the lead left."""
         if broken or self.config.all_hearts_lead is AllHeartsLead.ALLOW:
             return winner

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -57,13 +58,18 @@ class Trick(SeatedTrick):
         """The seat taking a complete trick: highest card of the suit led (H-R6, no trumps)."""
         if not self.complete:
             return None
-        led = self.cards[0] // SUIT_SIZE
-        best = 0
-        for index in range(1, SEATS):
-            card = self.cards[index]
-            if card // SUIT_SIZE == led and card > self.cards[best]:
-                best = index
-        return self.seat_of(best)
+        return self.seat_of(winning_index(self.cards))
+
+
+def winning_index(cards: Sequence[int]) -> int:
+    """Which of a complete trick's cards takes it: the highest of the suit led (H-R6)."""
+    led = cards[0] // SUIT_SIZE
+    best = 0
+    for index in range(1, SEATS):
+        card = cards[index]
+        if card // SUIT_SIZE == led and card > cards[best]:
+            best = index
+    return best
 
 
 @dataclass(frozen=True, slots=True)
