@@ -50,28 +50,31 @@ def _lowest(mask: int) -> Card:
     return CARDS[(mask & -mask).bit_length() - 1]
 
 
-def _lowest_rank(mask: int) -> Card:
-    """The card of the lowest rank in a non-empty mask; of equal ranks, the first suit's."""
+def _ranks(mask: int) -> int:
+    """The ranks present in ``mask``, as one suit's 13 bits (bit 0: the twos)."""
     ranks = 0
     for suit in range(4):
         ranks |= mask >> (suit * SUIT_SIZE) & RANK_BITS
-    rank = (ranks & -ranks).bit_length() - 1
+    return ranks
+
+
+def _first_of_rank(mask: int, rank: int) -> Card:
+    """The card of ``rank`` (0 for twos) in ``mask`` of the first suit holding one."""
     for suit in range(4):
         if mask >> (suit * SUIT_SIZE + rank) & 1:
             return CARDS[suit * SUIT_SIZE + rank]
     raise AssertionError("unreachable: the rank came from the mask")
+
+
+def _lowest_rank(mask: int) -> Card:
+    """The card of the lowest rank in a non-empty mask; of equal ranks, the first suit's."""
+    ranks = _ranks(mask)
+    return _first_of_rank(mask, (ranks & -ranks).bit_length() - 1)
 
 
 def _highest_rank(mask: int) -> Card:
     """The card of the highest rank in a non-empty mask; of equal ranks, the first suit's."""
-    ranks = 0
-    for suit in range(4):
-        ranks |= mask >> (suit * SUIT_SIZE) & RANK_BITS
-    rank = ranks.bit_length() - 1
-    for suit in range(4):
-        if mask >> (suit * SUIT_SIZE + rank) & 1:
-            return CARDS[suit * SUIT_SIZE + rank]
-    raise AssertionError("unreachable: the rank came from the mask")
+    return _first_of_rank(mask, _ranks(mask).bit_length() - 1)
 
 
 def heuristic_lead(playable: int) -> Card:
