@@ -368,7 +368,7 @@ def storage_section(figures: dict[str, Any]) -> list[str]:
 
 def goals_section(figures: dict[str, Any]) -> list[str]:
     rows = []
-    for game, levels in figures["service"].items():
+    for game, levels in figures.get("service", {}).items():
         for row in levels:
             rows.append(
                 _goal(

@@ -16,6 +16,7 @@ import pytest
 from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import game_pb2
 
+from bench import __main__ as bench_main
 from bench import bots, fanout, report, rules, service, storage
 from bench.consistency import check_game, stored_game_ids
 from bench.driver import record_scripts
@@ -41,6 +42,14 @@ def test_rules_part_plays_every_game(game):
 def test_one_deal_hearts_is_one_hand():
     ours, _ = rules.hearts_beside_openspiel(2)
     assert ours.actions == 2 * (4 + 52)
+
+
+def test_the_rules_part_alone_writes_its_report(tmp_path):
+    """``python -m bench --only rules``: the report's goals list no served figure it lacks."""
+    figures = bench_main.run(bench_main.QUICK, tmp_path, {"rules"})
+    text = (tmp_path / "bench.md").read_text()
+    assert "service" not in figures
+    assert "Hearts games/s" in text and "in flight" not in text
 
 
 @pytest.mark.parametrize("game", GAMES)
