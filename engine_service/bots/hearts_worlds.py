@@ -341,7 +341,7 @@ class HeartsWorlds:
         The passes still to choose go through the rules; the cards are then played by
         :func:`play_to_end`, which keeps the hand in plain integers. The result is the one
         the generic playout (:func:`~engine_service.bots.search.playout_value`) reaches,
-        card for card, at about a fifth of the cost (README figures).
+        card for card, at about an eighth of the CPU compiled (README figures).
         """
         for _ in range(SEATS):
             if state.phase is not Phase.PASSING:
