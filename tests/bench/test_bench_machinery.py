@@ -49,7 +49,8 @@ def test_the_rules_part_alone_writes_its_report(tmp_path):
     figures = bench_main.run(bench_main.QUICK, tmp_path, {"rules"})
     text = (tmp_path / "bench.md").read_text()
     assert "service" not in figures
-    assert "Hearts games/s" in text and "in flight" not in text
+    assert "### 1. Rules alone" in text and "### Goals" in text
+    assert "in flight" not in text
 
 
 @pytest.mark.parametrize("game", GAMES)
