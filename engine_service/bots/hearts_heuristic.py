@@ -15,15 +15,24 @@ import random
 from collections.abc import Sequence
 from typing import Final
 
-from engine_service.core.cards import ACE, CARDS, KING, SUIT_MASKS, SUIT_SIZE, Card, Suit
+from engine_service.core.cards import (
+    ACE,
+    CARDS,
+    KING,
+    SUIT_MASKS,
+    SUIT_SIZE,
+    Card,
+    Suit,
+    mask_of,
+)
 from engine_service.games.hearts.actions import HeartsAction, PassCards, PlayCard
 from engine_service.games.hearts.scoring import HEARTS_MASK, QUEEN_OF_SPADES, trick_points
 from engine_service.games.hearts.view import HeartsView
 
 RANK_BITS: Final = (1 << SUIT_SIZE) - 1
 SHED_ORDER: Final = (
-    CARDS[Suit.SPADES * SUIT_SIZE + ACE - 2].bit,
-    CARDS[Suit.SPADES * SUIT_SIZE + KING - 2].bit,
+    Card.of(ACE, Suit.SPADES).bit,
+    Card.of(KING, Suit.SPADES).bit,
     QUEEN_OF_SPADES.bit,
 )
 """What a void seat sheds first, in order: the cards :func:`danger` ranks above any heart."""
@@ -103,9 +112,7 @@ def heuristic_play(playable: int, trick: Sequence[int]) -> Card:
     following = playable & suit
     if not following:
         return heuristic_discard(playable)
-    trick_mask = 0
-    for card in trick:
-        trick_mask |= 1 << card
+    trick_mask = mask_of(trick)
     top = (trick_mask & suit).bit_length() - 1
     if len(trick) == 3 and not trick_points(trick_mask):
         safe = following & ~QUEEN_OF_SPADES.bit
@@ -124,9 +131,6 @@ class HeartsHeuristicBot:
         if isinstance(legal[0], PassCards):
             worst = sorted(view.hand, key=danger, reverse=True)[:3]
             return PassCards.of(*worst)
-        playable = 0
-        for action in legal:
-            if isinstance(action, PlayCard):
-                playable |= action.card.bit
+        playable = mask_of(action.card for action in legal if isinstance(action, PlayCard))
         trick = view.trick.cards if view.trick is not None else ()
         return PlayCard(heuristic_play(playable, trick))
