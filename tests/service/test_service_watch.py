@@ -153,6 +153,8 @@ def test_every_viewer_receives_exactly_its_events_and_views(stub, redis_client, 
             v: Collector(watch(stub, created.game_id, v, tokens.get(v) if v is not None else None))
             for v in viewers
         }
+        for collector in collectors.values():  # every stream open before the first move
+            wait_for_version(collector, start)
         moves = play_all_seats(stub, created.game_id, tokens, rng)
         final = view(stub, created.game_id).version
         for collector in collectors.values():
