@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import random
 
+from engine_service.core.shuffle import shuffled
 from engine_service.games.guandan.cards import Hand, deck, hand_of
 from engine_service.games.guandan.state import HAND_SIZE, NO_PLAYS, SEATS, GuandanState, Phase
 
 
 def deal_hands(seed: int, deal_number: int) -> tuple[Hand, ...]:
     """Shuffle both decks and give each seat 27 cards (G-R1)."""
-    cards = list(deck())
-    random.Random(f"{seed}:{deal_number}").shuffle(cards)
+    cards = shuffled(deck(), seed, deal_number)
     return tuple(hand_of(cards[s * HAND_SIZE : (s + 1) * HAND_SIZE]) for s in range(SEATS))
 
 
