@@ -7,11 +7,12 @@ rule for who takes it (suit led only, or trumps too).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from engine_service.core.cards import Card
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, init=False, unsafe_hash=True)
 class SeatedTrick:
     """A trick: who led it and the cards played so far, in play order.
 
@@ -24,8 +25,12 @@ class SeatedTrick:
         cards: the cards played so far, the leader's first.
     """
 
-    leader: int
-    cards: tuple[Card, ...] = ()
+    leader: Final[int]
+    cards: Final[tuple[Card, ...]]
+
+    def __init__(self, leader: int, cards: tuple[Card, ...] = ()) -> None:
+        self.leader = leader
+        self.cards = cards
 
     @property
     def seats(self) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Final
 
 from engine_service.core.cards import Card, Suit
 from engine_service.core.tricks import SeatedTrick
@@ -39,13 +40,13 @@ class Bid:
     suit: Suit | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, init=False, unsafe_hash=True)
 class Trick(SeatedTrick):
     """A Klaberjass trick, between the two seats."""
 
     @property
     def seats(self) -> int:
-        """Four seats."""
+        """Two seats."""
         return SEATS
 
     def winner(self, trump: Suit) -> int | None:
@@ -132,9 +133,12 @@ class FinishedDeal:
     bella_by: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, init=False, unsafe_hash=True)
 class KlaberjassState:
     """Everything about a Klaberjass game, hidden parts included; views copy from it.
+
+    Immutable, with a written constructor that mypyc compiles, for the reason given on
+    :class:`~engine_service.games.hearts.state.HeartsState`.
 
     Attributes:
         seed: the shuffle seed; secret, it would reveal every hand.
@@ -172,35 +176,97 @@ class KlaberjassState:
         previous_deal: the deal that ended last, until the first card of the next one.
     """
 
-    seed: int
-    phase: Phase
-    deal_number: int
-    dealer: int
-    to_move: int
-    hands: tuple[int, int]
-    stock: int
-    turn_up: Card
-    bottom: Card | None
-    bids: tuple[Bid, ...]
-    trump: Suit | None
-    maker: int | None
-    dix_by: int | None
-    dix_taken: Card | None
-    meld_hands: tuple[int, int]
-    declared: tuple[bool, bool]
-    sequences: SequenceResult | None
-    trick: Trick
-    last_trick: Trick | None
-    tricks_played: int
-    tricks_won: tuple[int, int]
-    card_points: tuple[int, int]
-    played: tuple[int, int]
-    bella_by: int | None
-    totals: tuple[int, int]
-    deals: tuple[DealResult, ...]
-    winners: tuple[int, ...] = ()
-    completed_tricks: tuple[TakenTrick, ...] = ()
-    previous_deal: FinishedDeal | None = None
+    seed: Final[int]
+    phase: Final[Phase]
+    deal_number: Final[int]
+    dealer: Final[int]
+    to_move: Final[int]
+    hands: Final[tuple[int, int]]
+    stock: Final[int]
+    turn_up: Final[Card]
+    bottom: Final[Card | None]
+    bids: Final[tuple[Bid, ...]]
+    trump: Final[Suit | None]
+    maker: Final[int | None]
+    dix_by: Final[int | None]
+    dix_taken: Final[Card | None]
+    meld_hands: Final[tuple[int, int]]
+    declared: Final[tuple[bool, bool]]
+    sequences: Final[SequenceResult | None]
+    trick: Final[Trick]
+    last_trick: Final[Trick | None]
+    tricks_played: Final[int]
+    tricks_won: Final[tuple[int, int]]
+    card_points: Final[tuple[int, int]]
+    played: Final[tuple[int, int]]
+    bella_by: Final[int | None]
+    totals: Final[tuple[int, int]]
+    deals: Final[tuple[DealResult, ...]]
+    winners: Final[tuple[int, ...]]
+    completed_tricks: Final[tuple[TakenTrick, ...]]
+    previous_deal: Final[FinishedDeal | None]
+
+    def __init__(
+        self,
+        seed: int,
+        phase: Phase,
+        deal_number: int,
+        dealer: int,
+        to_move: int,
+        hands: tuple[int, int],
+        stock: int,
+        turn_up: Card,
+        bottom: Card | None,
+        bids: tuple[Bid, ...],
+        trump: Suit | None,
+        maker: int | None,
+        dix_by: int | None,
+        dix_taken: Card | None,
+        meld_hands: tuple[int, int],
+        declared: tuple[bool, bool],
+        sequences: SequenceResult | None,
+        trick: Trick,
+        last_trick: Trick | None,
+        tricks_played: int,
+        tricks_won: tuple[int, int],
+        card_points: tuple[int, int],
+        played: tuple[int, int],
+        bella_by: int | None,
+        totals: tuple[int, int],
+        deals: tuple[DealResult, ...],
+        winners: tuple[int, ...] = (),
+        completed_tricks: tuple[TakenTrick, ...] = (),
+        previous_deal: FinishedDeal | None = None,
+    ) -> None:
+        self.seed = seed
+        self.phase = phase
+        self.deal_number = deal_number
+        self.dealer = dealer
+        self.to_move = to_move
+        self.hands = hands
+        self.stock = stock
+        self.turn_up = turn_up
+        self.bottom = bottom
+        self.bids = bids
+        self.trump = trump
+        self.maker = maker
+        self.dix_by = dix_by
+        self.dix_taken = dix_taken
+        self.meld_hands = meld_hands
+        self.declared = declared
+        self.sequences = sequences
+        self.trick = trick
+        self.last_trick = last_trick
+        self.tricks_played = tricks_played
+        self.tricks_won = tricks_won
+        self.card_points = card_points
+        self.played = played
+        self.bella_by = bella_by
+        self.totals = totals
+        self.deals = deals
+        self.winners = winners
+        self.completed_tricks = completed_tricks
+        self.previous_deal = previous_deal
 
     @property
     def elder(self) -> int:
