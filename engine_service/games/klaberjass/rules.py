@@ -15,6 +15,7 @@ from engine_service.core.cards import KING, QUEEN, Card, Suit, cards_in, mask_of
 from engine_service.core.errors import RuleViolation, refuse, violation
 from engine_service.core.events import Event
 from engine_service.core.protocol import Outcome
+from engine_service.core.shuffle import shuffled
 from engine_service.games.klaberjass.actions import (
     Dix,
     KlaberjassAction,
@@ -47,6 +48,7 @@ from engine_service.games.klaberjass.state import (
     FinishedDeal,
     KlaberjassState,
     Phase,
+    SequenceResult,
     TakenTrick,
     Trick,
 )
@@ -71,9 +73,7 @@ TURN_UP: Final = FIRST_PACKET * SEATS
 
 def deal_order(seed: int, deal_number: int) -> list[Card]:
     """The pack in this deal's order; the same every time it is asked for (K-R4, K-R10)."""
-    deck = list(PACK)
-    random.Random(f"{seed}:{deal_number}").shuffle(deck)
-    return deck
+    return shuffled(PACK, seed, deal_number)
 
 
 def original_turn_up(seed: int, deal_number: int) -> Card:
@@ -439,14 +439,19 @@ class KlaberjassRules:
         trick = Trick(state.trick.leader, cards)
         winner = trick.winner(trump)
         if winner is None:
-            return replace(
+            return _after_card(
                 state,
                 hands=hands,
                 played=played,
                 bella_by=bella_by,
                 declared=declared,
                 trick=trick,
-                previous_deal=None,
+                last_trick=state.last_trick,
+                tricks_played=state.tricks_played,
+                tricks_won=state.tricks_won,
+                card_points=state.card_points,
+                sequences=state.sequences,
+                completed_tricks=state.completed_tricks,
             )
         last = state.tricks_played + 1 == TRICKS
         points = card_points(cards[0], trump) + card_points(cards[1], trump)
@@ -459,7 +464,7 @@ class KlaberjassRules:
             sequences = compare_sequences(
                 state.meld_hands, declared, trump, self.config.score_all_winner_sequences
             )
-        done = replace(
+        done = _after_card(
             state,
             hands=hands,
             played=played,
@@ -472,7 +477,6 @@ class KlaberjassRules:
             card_points=card_pts,
             sequences=sequences,
             completed_tricks=(*state.completed_tricks, taken),
-            previous_deal=None,
         )
         return self._end_deal(done) if last else done
 
@@ -534,3 +538,57 @@ class KlaberjassRules:
 
 def _with(values: tuple[T, T], index: int, value: T) -> tuple[T, T]:
     return (value, values[1]) if index == 0 else (values[0], value)
+
+
+def _after_card(
+    state: KlaberjassState,
+    *,
+    hands: tuple[int, int],
+    played: tuple[int, int],
+    bella_by: int | None,
+    declared: tuple[bool, bool],
+    trick: Trick,
+    last_trick: Trick | None,
+    tricks_played: int,
+    tricks_won: tuple[int, int],
+    card_points: tuple[int, int],
+    sequences: SequenceResult | None,
+    completed_tricks: tuple[TakenTrick, ...],
+) -> KlaberjassState:
+    """The state after a card within a deal, given every field a card can change.
+
+    Every play takes this path, so it builds the state directly: ``replace()`` of this
+    29-field state cost more than the rest of a compiled play. A card played means the deal
+    has begun, so the previous deal's record goes.
+    """
+    return KlaberjassState(
+        seed=state.seed,
+        phase=state.phase,
+        deal_number=state.deal_number,
+        dealer=state.dealer,
+        to_move=state.to_move,
+        hands=hands,
+        stock=state.stock,
+        turn_up=state.turn_up,
+        bottom=state.bottom,
+        bids=state.bids,
+        trump=state.trump,
+        maker=state.maker,
+        dix_by=state.dix_by,
+        dix_taken=state.dix_taken,
+        meld_hands=state.meld_hands,
+        declared=declared,
+        sequences=sequences,
+        trick=trick,
+        last_trick=last_trick,
+        tricks_played=tricks_played,
+        tricks_won=tricks_won,
+        card_points=card_points,
+        played=played,
+        bella_by=bella_by,
+        totals=state.totals,
+        deals=state.deals,
+        winners=state.winners,
+        completed_tricks=completed_tricks,
+        previous_deal=None,
+    )
