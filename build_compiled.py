@@ -33,7 +33,7 @@ EXCLUDED: dict[str, str] = {
     "engine_service/core/protocol.py": "Generic slots dataclass GameSpec fails at import",
     # Compiled, PassChoices(Sequence) shares Sequence's ABC registry, so isinstance((),
     # PassChoices) holds; as a non-native class it meets a metaclass conflict.
-    "engine_service/games/hearts/actions.py": "PassChoices, a Sequence, breaks isinstance",
+    "engine_service/games/hearts/pass_choices.py": "PassChoices, a Sequence, breaks isinstance",
     # Compiled, an error subclass that only overrides the class attribute ``reason`` (and
     # VersionExpired, AlreadyExists...) has no ``reason`` on its instances: AttributeError
     # where a status is built. Errors are raised once per refused call, never in a hot loop.

@@ -13,7 +13,7 @@ from engine_service.codec.listing import list_actions
 from engine_service.codec.options import decode_options, encode_options
 from engine_service.core.cards import CARDS, cards_in, mask_of
 from engine_service.core.errors import MalformedRequest
-from engine_service.games.hearts.actions import HeartsAction, PassCards, PassChoices, PlayCard
+from engine_service.games.hearts.actions import HeartsAction, PassCards, PlayCard
 from engine_service.games.hearts.config import HeartsConfig
 from engine_service.games.hearts.events import (
     CardPlayed,
@@ -28,6 +28,7 @@ from engine_service.games.hearts.events import (
     PassMade,
     TrickTaken,
 )
+from engine_service.games.hearts.pass_choices import PassChoices
 from engine_service.games.hearts.scoring import trick_points
 from engine_service.games.hearts.state import FinishedHand, HeartsState, Phase, Trick
 from engine_service.games.hearts.view import HeartsView

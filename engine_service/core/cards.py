@@ -119,6 +119,20 @@ def cards_in(mask: int) -> Iterator[Card]:
         mask ^= low
 
 
+def bits_in(mask: int) -> tuple[int, ...]:
+    """Each card of a bitmask as a one-card mask, lowest first: for code that ORs them up.
+
+    >>> bits_in(0b1010)
+    (2, 8)
+    """
+    bits: list[int] = []
+    while mask:
+        low = mask & -mask
+        bits.append(low)
+        mask ^= low
+    return tuple(bits)
+
+
 def count(mask: int) -> int:
     """How many cards a bitmask holds."""
     return mask.bit_count()

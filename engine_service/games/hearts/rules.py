@@ -6,7 +6,6 @@ legal moves and the check of a submitted move both use it, so they cannot disagr
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Final
@@ -23,7 +22,8 @@ from engine_service.core.cards import (
 from engine_service.core.errors import RuleViolation, refuse, violation
 from engine_service.core.events import Event, public
 from engine_service.core.protocol import Outcome
-from engine_service.games.hearts.actions import HeartsAction, PassCards, PassChoices, plays_of
+from engine_service.core.shuffle import shuffled
+from engine_service.games.hearts.actions import HeartsAction, PassCards, plays_of
 from engine_service.games.hearts.config import AllHeartsLead, FirstTrickBan, HeartsConfig
 from engine_service.games.hearts.events import (
     CardPlayed,
@@ -38,6 +38,7 @@ from engine_service.games.hearts.events import (
     PassMade,
     TrickTaken,
 )
+from engine_service.games.hearts.pass_choices import PassChoices
 from engine_service.games.hearts.scoring import (
     HEARTS_MASK,
     QUEEN_OF_SPADES,
@@ -92,8 +93,7 @@ class HeartsRules:
         just ended stays public as ``previous_hand``, a record that names its own hand number,
         until the new hand's first card (:func:`_after_card` drops it).
         """
-        deck = list(range(DECK_SIZE))
-        random.Random(f"{seed}:{hand_number}").shuffle(deck)
+        deck = shuffled(range(DECK_SIZE), seed, hand_number)
         hands = tuple(mask_of(deck[s * HAND_SIZE : (s + 1) * HAND_SIZE]) for s in range(SEATS))
         passing = PassDirection.for_hand(hand_number) is not PassDirection.NONE
         opener = _holder(hands, TWO_OF_CLUBS)
