@@ -24,7 +24,7 @@ BENCH_STAMP := $(VENV)/.bench-installed
 BENCH_ARGS := $(if $(QUICK),--quick,)
 TOURNAMENT_SECONDS ?= 5400
 # The rules mypyc compiles in place (build_compiled.py lists what it leaves out and why).
-COMPILED_SRC := $(shell find engine_service/core engine_service/games engine_service/bots -name '*.py' | sort) build_compiled.py
+COMPILED_SRC := $(shell find engine_service/core engine_service/games engine_service/bots engine_service/codec -name '*.py' | sort) build_compiled.py
 COMPILED_STAMP := $(VENV)/.compiled
 
 .PHONY: help setup compiled system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load faults golden tournament clean
@@ -84,7 +84,7 @@ $(COMPILED_STAMP): $(COMPILED_SRC) $(VENV_STAMP)
 	$(PY) build_compiled.py
 	touch $@
 
-compiled: $(COMPILED_STAMP) ## compile core, games and bots with mypyc in place (CARDENGINE_PURE=1 ignores the .so)
+compiled: $(COMPILED_STAMP) ## compile core, games, bots and codec with mypyc in place (CARDENGINE_PURE=1 ignores the .so)
 
 protos: $(VENV_STAMP) ## regenerate the committed Python stubs from protos/ (client and server)
 	$(call gen_protos,$(VENV)/protos-tmp)

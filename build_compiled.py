@@ -1,7 +1,9 @@
-"""Compile the pure rules (core, games, bots) with mypyc, in place: a ``.so`` beside each ``.py``.
+"""Compile the pure code (core, games, bots, codec) with mypyc, in place: a ``.so`` per ``.py``.
 
 Why: the rules loop (legal actions, apply, view) is the CPU cost of every move and of every
-bot game; mypyc turns the typed modules into C extensions that run the same code faster. The
+bot game, and the codec (snapshot in and out, the reply's view) is most of the rest of a
+call's own work; mypyc turns the typed modules into C extensions that run the same code
+faster. The
 ``.py`` files stay the source of truth: ``CARDENGINE_PURE=1`` loads them instead (see
 ``engine_service/__init__.py``), and ``make clean`` removes what this writes.
 
@@ -23,7 +25,12 @@ from mypyc.build import mypycify
 from setuptools import setup  # type: ignore[import-untyped]
 
 ROOT = Path(__file__).resolve().parent
-PACKAGES = ("engine_service/core", "engine_service/games", "engine_service/bots")
+PACKAGES = (
+    "engine_service/core",
+    "engine_service/games",
+    "engine_service/bots",
+    "engine_service/codec",
+)
 GROUP = "engine_service.rules"
 """The shared library every compiled module links into (``engine_service/rules__mypyc*.so``)."""
 

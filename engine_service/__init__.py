@@ -4,10 +4,11 @@ Layers (each imports only those listed after it):
 ``api`` (gRPC) -> ``app`` (use cases) -> ``codec`` (protobuf <-> domain), ``store``
 (Redis, bytes only) and ``games``/``bots``/``core`` (pure rules, no I/O).
 
-The rules may be compiled with mypyc (``make compiled``: a ``.so`` beside each ``.py`` of
-``core``, ``games`` and ``bots``), which Python then prefers. ``CARDENGINE_PURE=1`` makes every
-``engine_service`` module load from its source instead, so both builds stay testable from one
-tree; this module is never compiled, so the switch works before any compiled module loads.
+The rules and the codec may be compiled with mypyc (``make compiled``: a ``.so`` beside each
+``.py`` of ``core``, ``games``, ``bots`` and ``codec``), which Python then prefers.
+``CARDENGINE_PURE=1`` makes every ``engine_service`` module load from its source instead, so
+both builds stay testable from one tree; this module is never compiled, so the switch works
+before any compiled module loads.
 A compiled module older than its source (edited since the last build) switches the process to
 the sources too, with a warning, so an edit is never tested against stale machine code.
 """
@@ -40,7 +41,7 @@ __all__ = ["PURE_ENV", "compiled_modules", "mypyc_attr", "pure", "stale_sources"
 PURE_ENV = "CARDENGINE_PURE"
 """Set to anything but ``""`` or ``"0"``: load ``engine_service`` from ``.py`` files only."""
 
-COMPILED_PACKAGES = ("core", "games", "bots")
+COMPILED_PACKAGES = ("core", "games", "bots", "codec")
 """The subpackages ``build_compiled.py`` compiles."""
 
 _SOURCES = (importlib.machinery.SourceFileLoader, importlib.machinery.SOURCE_SUFFIXES)
