@@ -27,7 +27,7 @@ TOURNAMENT_SECONDS ?= 5400
 COMPILED_SRC := $(shell find engine_service/core engine_service/games engine_service/bots engine_service/codec -name '*.py' | sort) build_compiled.py
 COMPILED_STAMP := $(VENV)/.compiled
 
-.PHONY: help setup compiled system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load faults golden tournament clean
+.PHONY: help setup lock compiled system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load faults golden tournament clean
 
 # Descriptions may name variables, e.g. $(ADDRESS): sed replaces each with its value here.
 help: ## list the targets
@@ -48,11 +48,27 @@ system-deps: ## install Debian packages that are missing (redis-server, python3-
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
-$(VENV_STAMP): pyproject.toml clients/python/pyproject.toml | system-deps
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ./clients/python -e '.[dev]'  # the server needs cardengine-client
+# Python packages: exactly what uv.lock says (uv sync --frozen also removes what it does not
+# list), the server and the client editable. uv itself is pinned and lives in $(TOOLS).
+TOOLS ?= .tools
+UV_VERSION := $(shell sed -nE 's/^required-version = "==([0-9.]+)"/\1/p' pyproject.toml)
+UV := $(TOOLS)/bin/uv
+UV_STAMP := $(TOOLS)/.uv-$(UV_VERSION)
+UV_ENV := UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON=$(PYTHON) UV_PYTHON_DOWNLOADS=never
+SYNC := $(UV_ENV) $(UV) sync --frozen --quiet
+
+$(UV_STAMP): | system-deps
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install -q uv==$(UV_VERSION)
 	touch $@
+
+$(VENV_STAMP): uv.lock $(UV_STAMP)
+	$(SYNC) --extra dev
+	rm -f $(BENCH_STAMP)
+	touch $@
+
+lock: $(UV_STAMP) ## refresh uv.lock to the newest versions pyproject.toml allows (then make test, commit)
+	$(UV_ENV) $(UV) lock --upgrade
 
 # $(call gen_protos,DIR): every stub into DIR/cardengine (the client's package) and
 # DIR/storage_pb (the server's), with the pinned grpcio-tools and mypy-protobuf of .venv.
@@ -180,8 +196,8 @@ format: setup ## apply ruff's fixes and formatting
 play: setup ## play $(GAME) in the terminal against bots (BOTS=, PARTNER= levels; starts a local service unless ENGINE_ADDRESS is set)
 	$(PY) -m engine_service.devtools.play --game $(GAME) $(if $(BOTS),--bots $(BOTS)) $(if $(PARTNER),--partner $(PARTNER))
 
-$(BENCH_STAMP): pyproject.toml $(VENV_STAMP)
-	$(PY) -m pip install -q -e '.[dev,bench]'
+$(BENCH_STAMP): $(VENV_STAMP)
+	$(SYNC) --extra dev --extra bench
 	touch $@
 
 bench: setup $(BENCH_STAMP) ## figures beside their floors into results/ (QUICK=1: a smoke run)
@@ -201,4 +217,4 @@ golden: setup ## rewrite tests/golden/ after an intended rules change
 
 clean: ## remove the virtualenv, build output (the compiled rules too) and local data (the committed stubs stay)
 	find engine_service -name '*.so' -delete
-	rm -rf $(VENV) var results build clients/python/build clients/node/node_modules clients/*/generated web/node_modules web/dist web/src/gen
+	rm -rf $(VENV) $(TOOLS) var results build clients/python/build clients/node/node_modules clients/*/generated web/node_modules web/dist web/src/gen

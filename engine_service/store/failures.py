@@ -57,16 +57,45 @@ _REDIS_PACKAGE: Final = Path(redis.__file__).parent
 _CONNECTION_MODULE: Final = Path(redis.asyncio.connection.__file__)
 
 
+def _is_none_error(error: BaseException) -> bool:
+    """An ``AttributeError`` or ``TypeError`` about ``None``: what a write on no stream raises."""
+    return isinstance(error, (AttributeError, TypeError)) and "NoneType" in str(error)
+
+
+def _writes_tear_untranslated() -> bool:
+    """Whether the installed redis-py lets a write on a torn-down connection out untranslated.
+
+    redis-py up to 8.1 does (issue 4287); 8.2 checks for the missing stream first and raises
+    ``ConnectionError``. Asked of redis-py itself, not of its version number: a write on a
+    connection that never connected is the same emptied stream, and it fails before the
+    coroutine's first ``await``, so no event loop is needed to see how.
+    """
+    probe = redis.asyncio.connection.Connection(host="127.0.0.1", port=1)
+    write = probe._send_packed_command([b"PING\r\n"])
+    try:
+        write.send(None)
+    except Exception as error:  # noqa: BLE001 - the probe's answer is whatever it raised
+        return _is_none_error(error)
+    finally:
+        write.close()
+    return False
+
+
+WRITES_TEAR_UNTRANSLATED: Final = _writes_tear_untranslated()
+"""Whether :func:`storage_trouble` must look for redis-py's untranslated torn-write error."""
+
+
 def _torn_down(error: BaseException) -> bool:
     """A connection closed under a call in flight, which redis-py lets out untranslated.
 
     When a cluster node fails, redis-py disconnects that node's connections while other
-    calls are still writing on them; the write then fails on the emptied stream with an
-    ``AttributeError`` or ``TypeError`` about ``None`` (redis-py issue 4287) instead of a
-    ``ConnectionError``. It is told apart from a bug of ours by where it was raised: the
-    innermost frame of redis-py's own code is its asyncio connection module.
+    calls are still writing on them; redis-py up to 8.1 then fails the write on the emptied
+    stream with an ``AttributeError`` or ``TypeError`` about ``None`` (redis-py issue 4287)
+    instead of a ``ConnectionError``. It is told apart from a bug of ours by where it was
+    raised: the innermost frame of redis-py's own code is its asyncio connection module. On
+    a redis-py that translates the error itself this never matches.
     """
-    if not isinstance(error, (AttributeError, TypeError)) or "NoneType" not in str(error):
+    if not WRITES_TEAR_UNTRANSLATED or not _is_none_error(error):
         return False
     frames = [Path(frame.filename) for frame in traceback.extract_tb(error.__traceback__)]
     ours = [path for path in frames if path.is_relative_to(_REDIS_PACKAGE)]
