@@ -59,15 +59,23 @@ DURABLE = ("everysec", "always")
 CLUSTER_NODE_TIMEOUT_MS = 1000
 """How long cluster nodes wait before they call a silent master failing (Redis's default: 15 s)."""
 CHANNELS = 4
+POLL_SECONDS = 0.05
+"""How often a phase looks at the ledger for the state it waits for."""
 """Client connections the workers share."""
+
+
+PHASE_CAP_SECONDS = 120.0
+"""The longest a phase waits for what it must see before the scenario goes on regardless."""
 
 
 @dataclass(frozen=True)
 class Timing:
-    """How long each part of a scenario lasts.
+    """How long each part of a scenario lasts at least.
 
     Seconds of load before the fault, of the fault itself, and after it ends; each call's
-    deadline (a frozen Redis shows as DEADLINE_EXCEEDED once the fault outlasts it).
+    deadline (a frozen Redis shows as DEADLINE_EXCEEDED once the fault outlasts it). Each
+    phase then goes on until the load shows what the phase is for (:func:`_under_load`), so
+    a busy machine makes a scenario longer, never different.
     """
 
     before: float = 8.0
@@ -145,24 +153,45 @@ async def _under_load(
 ) -> tuple[Ledger, tuple[float, float, float, float]]:
     """Run load around a fault; the ledger and the four marks of :func:`_outcome`.
 
-    Load, then ``fault()``, ``timing.outage`` seconds, ``restore()`` (in a thread: it may
-    wait for a restarted Redis), ``timing.after`` seconds.
+    Load until an action was acknowledged, then ``fault()``; while the fault lasts (when it
+    lasts at all), load until some call ended refused; then ``restore()`` (in a thread: it
+    may wait for a restarted Redis), and load until an action was acknowledged again. Each
+    phase lasts at least its ``timing`` seconds.
     """
     load = Load(targets, workers, timing.deadline)
+    ledger = load.ledger
     started = time.monotonic()
     load.start()
     try:
-        await asyncio.sleep(timing.before)
+        await _phase(timing.before, lambda: ledger.acknowledged > 0)
         fault_at = time.monotonic()
         fault()
-        await asyncio.sleep(timing.outage)
+        if timing.outage:
+            await _phase(timing.outage, lambda: _refused_since(ledger, fault_at))
         await asyncio.to_thread(restore)
         restored = time.monotonic()
-        await asyncio.sleep(timing.after)
+        await _phase(timing.after, lambda: ledger.codes(restored)["SubmitAction:OK"] > 0)
     finally:
         ended = time.monotonic()
         await load.finish()
     return load.ledger, (started, fault_at, restored, ended)
+
+
+async def _phase(seconds: float, seen: Callable[[], bool]) -> None:
+    """Wait ``seconds``, then until ``seen()`` holds (at most ``PHASE_CAP_SECONDS`` more).
+
+    A phase that never sees its state ends at the cap; the scenario's checks then say what
+    was missing (no acknowledged action, no refusal, no success after the fault).
+    """
+    await asyncio.sleep(seconds)
+    give_up = time.monotonic() + PHASE_CAP_SECONDS
+    while not seen() and time.monotonic() < give_up:
+        await asyncio.sleep(POLL_SECONDS)
+
+
+def _refused_since(ledger: Ledger, moment: float) -> bool:
+    """Whether a call that ended after ``moment`` was refused (any code but OK)."""
+    return any(not key.endswith(":OK") for key in ledger.codes(moment))
 
 
 async def _scenario(
@@ -412,13 +441,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="faults", description=__doc__)
     parser.add_argument("--workers", type=int, default=16, help="concurrent clients (16)")
     parser.add_argument(
-        "--before", type=float, default=Timing.before, help="seconds of load before the fault"
+        "--before", type=float, default=Timing.before, help="least seconds of load before the fault"
     )
     parser.add_argument(
-        "--outage", type=float, default=Timing.outage, help="seconds the fault lasts"
+        "--outage", type=float, default=Timing.outage, help="least seconds the fault lasts"
     )
     parser.add_argument(
-        "--after", type=float, default=Timing.after, help="seconds of load after it"
+        "--after", type=float, default=Timing.after, help="least seconds of load after it"
     )
     parser.add_argument(
         "--rounds", type=int, default=3, help="rounds of the cost figures (0: none)"
