@@ -177,7 +177,8 @@ test: setup node-deps web browser-deps ## run the whole test suite against real 
 	$(PY) -m pytest
 	CARDENGINE_PURE=1 $(PY) -m pytest tests/conformance tests/test_doctests.py
 
-lint: setup protos-check ## stubs up to date, ruff, mypy --strict, buf lint, buf breaking against main
+lint: setup protos-check ## uv.lock matches pyproject.toml, stubs up to date, ruff, mypy --strict, buf lint, buf breaking against main
+	$(UV_ENV) $(UV) lock --check --offline
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy engine_service clients/python/cardengine_client

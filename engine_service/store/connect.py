@@ -252,9 +252,7 @@ def open_client(target: RedisTarget, max_connections: int) -> Client:
 
 
 def _master(target: RedisTarget, single_connection: bool = False, **pool: Any) -> redis.Redis:
-    sentinel = Sentinel(  # type: ignore[no-untyped-call]
-        list(target.nodes), sentinel_kwargs=dict(target.sentinel_options)
-    )
+    sentinel = Sentinel(list(target.nodes), sentinel_kwargs=dict(target.sentinel_options))
     packed = PackedSentinelSSLConnection if target.options.get("ssl") else PackedSentinelConnection
     options = {key: value for key, value in target.options.items() if key != "ssl"}
     found = sentinel.master_for(target.service, connection_class=packed, **options, **pool)

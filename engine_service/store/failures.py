@@ -74,7 +74,7 @@ def _writes_tear_untranslated() -> bool:
     write = probe._send_packed_command([b"PING\r\n"])
     try:
         write.send(None)
-    except Exception as error:  # noqa: BLE001 - the probe's answer is whatever it raised
+    except Exception as error:
         return _is_none_error(error)
     finally:
         write.close()
