@@ -28,19 +28,26 @@ POLL_SECONDS = 0.05
 Address = tuple[str, int]
 
 
-@dataclass(frozen=True)
-class Failover:
-    """The master to kill, and how to tell that its replica has taken over."""
+Victim = tuple[int, Callable[[], bool]]
+"""A master's PID, and how to tell that its replica has taken over."""
 
-    pid: int
-    promoted: Callable[[], bool]
+
+@dataclass
+class Failover:
+    """Which master to kill, chosen at the fault, and the wait for its replica's promotion."""
+
+    choose: Callable[[], Victim]
+    promoted: Callable[[], bool] | None = None
 
     def kill(self) -> None:
-        """``kill -9``: no shutdown, nothing more sent to the replicas."""
-        os.kill(self.pid, signal.SIGKILL)
+        """``kill -9`` of the chosen master: no shutdown, nothing more sent to the replicas."""
+        pid, self.promoted = self.choose()
+        os.kill(pid, signal.SIGKILL)
 
     def wait_promoted(self) -> None:
         """Until the replica is the master and serving."""
+        if self.promoted is None:
+            raise RuntimeError("nothing was killed: call kill() first")
         _until(self.promoted, "a replica promoted")
 
 
@@ -101,7 +108,8 @@ def sentinel_master(url: str) -> Failover:
         new = named()
         return new != old and _role(new, target) == "master"
 
-    return Failover(_pid(old, target), promoted)
+    victim = (_pid(old, target), promoted)
+    return Failover(lambda: victim)
 
 
 def _address(text: str) -> Address:
@@ -110,36 +118,57 @@ def _address(text: str) -> Address:
 
 
 def cluster_master(url: str) -> Failover:
-    """A master of the cluster ``url`` seeds that serves slots, once its replica is in sync.
+    """At the fault, the master of the cluster ``url`` seeds that holds the most keys.
 
-    Promoted once the replica says it is a master and the cluster is whole again
+    The busiest master, so that the load surely has calls on its slots when it dies (the
+    first master by address may hold none of the load's games). Every replica is in sync
+    first. Promoted once the replica says it is a master and the cluster is whole again
     (``cluster_state:ok``), which it is after the node timeout, the other masters' votes and
     the replica's election.
     """
     target = parse_target(url)
     with _node(target.nodes[0], target.options) as client:
         nodes: dict[str, Any] = client.cluster("NODES")
-    master, node = next(
-        (address, node)
-        for address, node in sorted(nodes.items())
+    replicas = {
+        node["master_id"]: _address(address)
+        for address, node in nodes.items()
+        if "slave" in node["flags"].split(",")
+    }
+    masters = {
+        _address(address): replicas[node["node_id"]]
+        for address, node in nodes.items()
         if "master" in node["flags"].split(",") and node["slots"]
-    )
-    replica = _address(next(a for a, n in nodes.items() if n["master_id"] == node["node_id"]))
+    }
 
     def synced() -> bool:
-        with _node(replica, target.options) as client:
-            info: Any = client.info("replication")
-            return info["master_link_status"] == "up"  # type: ignore[no-any-return]
+        return all(_in_sync(replica, target) for replica in masters.values())
 
     # A replica that never finished its first sync refuses to fail over (its data's age is
     # unbounded), and the fixture's cluster is whole before the masters' delayed sync ran.
-    _until(synced, "the replica in sync")
+    _until(synced, "every replica in sync")
 
-    def promoted() -> bool:
-        if _role(replica, target) != "master":
-            return False
-        with _node(replica, target.options) as client:
-            info: Any = client.cluster("INFO")
-            return info["cluster_state"] == "ok"  # type: ignore[no-any-return]
+    def choose() -> Victim:
+        master = max(masters, key=lambda address: _keys(address, target))
+        replica = masters[master]
 
-    return Failover(_pid(_address(master), target), promoted)
+        def promoted() -> bool:
+            if _role(replica, target) != "master":
+                return False
+            with _node(replica, target.options) as client:
+                info: Any = client.cluster("INFO")
+                return info["cluster_state"] == "ok"  # type: ignore[no-any-return]
+
+        return _pid(master, target), promoted
+
+    return Failover(choose)
+
+
+def _in_sync(replica: Address, target: RedisTarget) -> bool:
+    with _node(replica, target.options) as client:
+        info: Any = client.info("replication")
+        return info["master_link_status"] == "up"  # type: ignore[no-any-return]
+
+
+def _keys(address: Address, target: RedisTarget) -> int:
+    with _node(address, target.options) as client:
+        return int(client.dbsize())
