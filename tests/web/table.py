@@ -22,7 +22,8 @@ from selenium.webdriver.support.ui import Select
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-WAIT_SECONDS = 20.0
+WAIT_SECONDS = 30.0
+"""A bound on any wait for the page, generous for a busy machine: waits end on what they see."""
 T = TypeVar("T")
 
 
