@@ -27,7 +27,7 @@ TOURNAMENT_SECONDS ?= 5400
 COMPILED_SRC := $(shell find engine_service/core engine_service/games engine_service/bots engine_service/codec -name '*.py' | sort) build_compiled.py
 COMPILED_STAMP := $(VENV)/.compiled
 
-.PHONY: help setup lock compiled system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load faults golden tournament clean
+.PHONY: help setup lock test-deep compiled system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load faults golden tournament clean
 
 # Descriptions may name variables, e.g. $(ADDRESS): sed replaces each with its value here.
 help: ## list the targets
@@ -62,7 +62,7 @@ $(UV_STAMP): | system-deps
 	$(TOOLS)/bin/python -m pip install -q uv==$(UV_VERSION)
 	touch $@
 
-$(VENV_STAMP): uv.lock $(UV_STAMP)
+$(VENV_STAMP): uv.lock pyproject.toml clients/python/pyproject.toml $(UV_STAMP)
 	$(SYNC) --extra dev
 	rm -f $(BENCH_STAMP)
 	touch $@
@@ -171,11 +171,19 @@ $(NODE_STAMP): clients/node/package-lock.json | system-deps
 
 node-deps: $(NODE_STAMP) ## install the Node.js client's packages from its lockfile (npm ci)
 
-# The whole suite runs on the compiled rules, then the conformance suite again on the sources,
-# with the docstring examples (mypyc keeps no docstrings).
-test: setup node-deps web browser-deps ## run the whole test suite against real redis-server and gRPC servers
-	$(PY) -m pytest
-	CARDENGINE_PURE=1 $(PY) -m pytest tests/conformance tests/test_doctests.py
+# First that the venv holds exactly uv.lock; then the whole suite on the compiled rules, then
+# the conformance suite again on the sources, with the docstring examples (mypyc keeps no
+# docstrings). Volume tests play their quick share here (tests/volume.py); test-deep plays
+# them in full. TEST_WORKERS pytest-xdist workers share the tests (each starts its own servers).
+TEST_WORKERS ?= 3
+XDIST := -n $(TEST_WORKERS)
+test: setup node-deps web browser-deps ## the whole suite, volume tests at their quick share ($(TEST_WORKERS) workers)
+	$(PY) -m pytest -q tests/test_installed_packages.py
+	$(PY) -m pytest $(XDIST) -m "not deep" --ignore=tests/test_installed_packages.py
+	CARDENGINE_PURE=1 $(PY) -m pytest $(XDIST) -m "not deep" tests/conformance tests/test_doctests.py
+
+test-deep: setup node-deps web browser-deps ## the volume tests in full: every conformance game, long faults, many examples
+	CARDENGINE_DEEP=1 $(PY) -m pytest $(XDIST) -m "volume or deep"
 
 lint: setup protos-check ## uv.lock matches pyproject.toml, stubs up to date, ruff, mypy --strict, buf lint, buf breaking against main
 	$(UV_ENV) $(UV) lock --check --offline

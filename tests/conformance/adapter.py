@@ -47,7 +47,8 @@ class GameAdapter(Protocol):
     """The range to draw each integer option from in the many short random games."""
 
     random_games: int
-    """How many random games the suite plays by default (``CONFORMANCE_GAMES`` overrides)."""
+    """How many random games the suite plays (:func:`tests.volume.volume`; ``CONFORMANCE_GAMES``
+    overrides)."""
 
     def deck(self) -> Counter[Hashable]:
         """Every card of the game, as a multiset."""

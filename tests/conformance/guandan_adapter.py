@@ -61,6 +61,7 @@ from engine_service.games.guandan.state import (
 )
 from engine_service.games.guandan.view import GuandanView
 from tests.conformance.adapter import CardId, Log
+from tests.volume import volume
 
 FULL_DECK: Final[Counter[Hashable]] = Counter(deck())
 START_LEVEL: Final = 2
@@ -198,9 +199,9 @@ class GuandanAdapter:
     # A random match lasts about nine deals of ~130 actions (~0.13 s of checks per deal on one
     # core), and no option shortens it, so there are few "full-length" games (the defaults)
     # besides the random rule sets: 24 matches are about 220 deals and 29,000 checked actions,
-    # ~30 s of CPU. CONFORMANCE_GAMES plays more for a longer run.
-    random_games = 24
-    full_length_games = 4
+    # ~30 s of CPU (make test plays 4 and 1). CONFORMANCE_GAMES plays more for a longer run.
+    random_games = volume(4, 24)
+    full_length_games = volume(1, 4)
 
     def deck(self) -> Counter[Hashable]:
         return FULL_DECK

@@ -31,6 +31,7 @@ from engine_service.games.hearts.scoring import HEARTS_MASK, QUEEN_OF_SPADES, tr
 from engine_service.games.hearts.state import HAND_SIZE, PASS_SIZE, SEATS, HeartsState, Phase, Trick
 from engine_service.games.hearts.view import HeartsView
 from tests.conformance.adapter import CardId, Log
+from tests.volume import volume
 
 HEARTS_POINTS: Final = 26  # H-R10: 13 hearts + QS
 FULL_DECK: Final[Counter[Hashable]] = Counter(CARDS)
@@ -83,7 +84,7 @@ class HeartsAdapter:
         "target": (1, 20),
         "moon_opponent_penalty": (0, 26),
     }
-    random_games = 2000
+    random_games = volume(200, 2000)
 
     def deck(self) -> Counter[Hashable]:
         return FULL_DECK

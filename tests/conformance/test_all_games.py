@@ -4,7 +4,9 @@ Each game draws its own rule set (every choice option at random, integer options
 adapter's ranges), its own seed and its own mix of the game's bots, so the games spread over
 the variants. The adapter's ranges keep these games short (Hearts: targets 1..20), so that
 thousands fit in the time budget; a few full-length games keep the integer options at their
-defaults (Hearts: to 100). ``CONFORMANCE_GAMES`` overrides how many short games each game plays.
+defaults (Hearts: to 100). ``make test`` plays a share of each series (:mod:`tests.volume`),
+``make test-deep`` all of it; ``CONFORMANCE_GAMES`` overrides how many short games each game
+plays.
 """
 
 from __future__ import annotations
@@ -27,10 +29,13 @@ from tests.conformance.checks import (
     tiny_search,
 )
 from tests.conformance.options import random_config
+from tests.volume import volume
+
+pytestmark = pytest.mark.volume
 
 GAMES_ENV = "CONFORMANCE_GAMES"
-FULL_LENGTH_GAMES = 20
-VIEW_WALK_GAMES = 5
+FULL_LENGTH_GAMES = volume(4, 20)
+VIEW_WALK_GAMES = volume(2, 5)
 
 
 def short_games(name: str) -> int:

@@ -41,6 +41,9 @@ from tests.conformance.checks import (
     field_values,
 )
 from tests.conformance.options import config_from_texts
+from tests.volume import volume
+
+pytestmark = pytest.mark.volume
 
 HEARTS = REGISTRY["hearts"]
 ADAPTER = adapter_for("hearts")
@@ -132,7 +135,9 @@ class HeartsMachine(RuleBasedStateMachine):
             event(f"hands completed: {hands}, over: {self.game.finished}")
 
 
-HeartsMachine.TestCase.settings = settings(max_examples=100, stateful_step_count=60, deadline=None)
+HeartsMachine.TestCase.settings = settings(
+    max_examples=volume(100, 1000), stateful_step_count=60, deadline=None
+)
 test_hearts_machine = HeartsMachine.TestCase
 
 
@@ -149,7 +154,7 @@ def play_by_choices(config: HeartsConfig, seed: int, choices: int) -> list[Heart
     return states
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=volume(40, 400), deadline=None)
 @given(
     config=configs(HEARTS, {"target": (1, 100), "moon_opponent_penalty": (0, 26)}),
     seed=SEEDS,

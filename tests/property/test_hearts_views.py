@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,9 @@ from engine_service.games.hearts.config import HeartsConfig
 from engine_service.games.hearts.rules import HeartsRules
 from engine_service.games.hearts.state import HeartsState, Phase
 from engine_service.games.hearts.view import HeartsView
+from tests.volume import volume
+
+pytestmark = pytest.mark.volume
 
 RULES = HeartsRules(HeartsConfig())
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
@@ -44,7 +48,7 @@ def _lowest_three(hand: int) -> int:
     return mask
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=volume(60, 600), deadline=None)
 @given(
     first=SEEDS,
     second=SEEDS,

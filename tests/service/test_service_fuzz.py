@@ -32,9 +32,10 @@ from engine_service.store.keys import events_key, game_key, log_key
 from tests.service.fuzz_requests import SERVICE, FuzzCase, Pools, RequestFuzzer
 from tests.service.grpc_web import grpc_web_call
 from tests.service.rpc_helpers import HUMAN, token_md
+from tests.volume import volume
 
 SEED = int(os.environ.get("FUZZ_SEED", "20261201"))
-CASES = int(os.environ.get("FUZZ_CASES", "2500"))
+CASES = int(os.environ.get("FUZZ_CASES", str(volume(600, 2500))))
 CALL_SECONDS = 20.0
 """A bound on one call, far above what one takes."""
 SEATS = {"hearts": 4, "guandan": 4, "klaberjass": 2}
@@ -193,6 +194,7 @@ def run(stub: Any, channel: grpc.Channel, redis_client: redis.Redis) -> Iterator
     yield Run(stub, channel, redis_client)
 
 
+@pytest.mark.volume
 def test_no_generated_request_causes_internal_or_changes_a_refused_game(
     run: Run, channel: grpc.Channel, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -216,6 +218,7 @@ def test_no_generated_request_causes_internal_or_changes_a_refused_game(
     assert len(run.stub.ListGameTypes(api.ListGameTypesRequest(), timeout=10).game_types) == 3
 
 
+@pytest.mark.volume
 def test_the_gateway_answers_generated_requests_without_internal_or_unknown(
     run: Run, redis_url: str
 ) -> None:

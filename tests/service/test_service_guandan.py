@@ -57,6 +57,7 @@ from tests.service.rpc_helpers import (
     turn_of,
     view,
 )
+from tests.volume import volume
 
 GUANDAN = "guandan"
 CODEC = CODECS[GUANDAN]
@@ -357,9 +358,11 @@ def _check_no_leak(message: game_pb2.GameView, state: GuandanState, seat: int | 
         assert not Counter(cards) - hand, f"legal action {played} uses cards not in the hand"
 
 
-def test_views_of_200_random_matches_show_no_hidden_card(stub, redis_client):
+@pytest.mark.volume
+def test_views_of_random_matches_show_no_hidden_card(stub, redis_client):
+    """40 matches in make test, 200 in make test-deep."""
     rng = random.Random(2026)
-    for number in range(200):
+    for number in range(volume(40, 200)):
         bots = [rng.choice([RANDOM, HEURISTIC]) for _ in range(3)]
         created = create(stub, [HUMAN, *bots], seed=number, game_type=GUANDAN)
         token = tokens_of(created)[0]

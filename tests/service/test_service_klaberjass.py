@@ -50,10 +50,11 @@ from tests.service.rpc_helpers import (
 )
 from tests.service.rpc_helpers import create as create_game
 from tests.service.test_service_views import cards_anywhere
+from tests.volume import volume
 
 KlaberjassView = klaberjass_pb2.KlaberjassView
 PLAYING = KlaberjassView.PHASE_PLAYING
-LEAK_CHECK_GAMES = 300
+LEAK_CHECK_GAMES = volume(100, 300)
 
 
 create = partial(create_game, game_type="klaberjass")
@@ -352,6 +353,7 @@ def test_two_clients_of_one_seat_racing_on_one_version_exactly_one_wins(stub, re
 # -- views and the action log ------------------------------------------------------------------
 
 
+@pytest.mark.volume
 def test_views_of_many_random_games_hold_no_hidden_card(stub, redis_client):
     """Seat 0's and a spectator's views never show the other hand or the unseen stock."""
     rng = random.Random(2026)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from cardengine.v1 import cards_pb2
 from cardengine.v1 import engine_service_pb2 as api
 from google.protobuf.message import Message
@@ -23,6 +24,7 @@ from tests.service.rpc_helpers import (
     tokens_of,
     view,
 )
+from tests.volume import volume
 
 PREVIOUS_DEAL_FIELDS = frozenset({"previous_hand", "previous_deal"})
 """View fields that show the deal that just ended: its cards were all played in the open and
@@ -55,10 +57,13 @@ def hidden_from(state, viewer: int | None) -> set[int]:
     return hidden
 
 
-def test_views_of_1000_random_games_hold_no_card_of_another_seat(stub, redis_client):
+@pytest.mark.volume
+def test_views_of_random_games_hold_no_card_of_another_seat(stub, redis_client):
+    """200 games in make test, 1,000 in make test-deep."""
     rng = random.Random(2024)
     checked = 0
-    for game_number in range(1000):
+    games = volume(200, 1000)
+    for game_number in range(games):
         bots = [rng.choice([RANDOM, HEURISTIC]) for _ in range(3)]
         created = create(stub, [HUMAN, *bots], seed=game_number)
         token = tokens_of(created)[0]
@@ -68,7 +73,7 @@ def test_views_of_1000_random_games_hold_no_card_of_another_seat(stub, redis_cli
         spectator = view(stub, created.game_id)
         assert not cards_anywhere(spectator) & hidden_from(state, None)
         checked += 2
-    assert checked == 2000
+    assert checked == 2 * games
 
 
 def test_action_log_hides_other_passes_until_the_end_then_replays_exactly(stub, redis_client):

@@ -14,6 +14,7 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,6 +32,9 @@ from engine_service.games.guandan.cards import (
 from engine_service.games.guandan.combos import allowed_readings, beats, plays, readings_of
 from engine_service.games.guandan.config import GuandanConfig
 from engine_service.games.guandan.reading import Reading, Shape
+from tests.volume import volume
+
+pytestmark = pytest.mark.volume
 
 CONFIGS = st.sampled_from([GuandanConfig(), GuandanConfig(allow_underdeclare_straight_flush=True)])
 LEVELS = st.integers(min_value=2, max_value=14)
@@ -136,7 +140,7 @@ def held(cards: Iterable[int], hand: Hand) -> bool:
     return all(hand[k] >= n for k, n in Counter(cards).items())
 
 
-@settings(max_examples=300, derandomize=True, deadline=None)
+@settings(max_examples=volume(300, 3000), derandomize=True, deadline=None)
 @given(card_sets(most=7))
 def test_g_r5_g_r8_readings_agree_with_brute_force(case: tuple[tuple[int, ...], int]) -> None:
     cards, level = case
@@ -145,7 +149,7 @@ def test_g_r5_g_r8_readings_agree_with_brute_force(case: tuple[tuple[int, ...], 
     assert set(found) == reference_readings(cards, level)
 
 
-@settings(max_examples=300, derandomize=True, deadline=None)
+@settings(max_examples=volume(300, 3000), derandomize=True, deadline=None)
 @given(st.randoms(use_true_random=False), LEVELS, TOPS, CONFIGS)
 def test_g_r16_every_listed_play_is_legal_held_beating_and_distinct(
     rng: random.Random, level: int, top: Reading | None, config: GuandanConfig
@@ -162,7 +166,7 @@ def test_g_r16_every_listed_play_is_legal_held_beating_and_distinct(
         assert top is None or beats(play.reading, top, level)
 
 
-@settings(max_examples=200, derandomize=True, deadline=None)
+@settings(max_examples=volume(200, 2000), derandomize=True, deadline=None)
 @given(card_sets(most=9), TOPS, CONFIGS)
 def test_g_r13_listing_covers_every_distinct_play_of_small_hands(
     case: tuple[tuple[int, ...], int], top: Reading | None, config: GuandanConfig
@@ -199,7 +203,7 @@ ALL_READINGS = [
 ]
 
 
-@settings(max_examples=500, derandomize=True, deadline=None)
+@settings(max_examples=volume(500, 5000), derandomize=True, deadline=None)
 @given(LEVELS, st.lists(st.sampled_from(ALL_READINGS), min_size=3, max_size=3))
 def test_g_r12_beats_is_a_strict_order(level: int, readings: list[Reading]) -> None:
     a, b, c = readings
