@@ -182,7 +182,7 @@ test: setup node-deps web browser-deps ## the whole suite, volume tests at their
 	$(PY) -m pytest $(XDIST) -m "not deep" --ignore=tests/test_installed_packages.py
 	CARDENGINE_PURE=1 $(PY) -m pytest $(XDIST) -m "not deep" tests/conformance tests/test_doctests.py
 
-test-deep: setup node-deps web browser-deps ## the volume tests in full: every conformance game, long faults, many examples
+test-deep: setup node-deps web browser-deps ## the volume tests in full: every conformance game, the service leak checks and fuzzing at length, many examples
 	CARDENGINE_DEEP=1 $(PY) -m pytest $(XDIST) -m "volume or deep"
 
 lint: setup protos-check ## uv.lock matches pyproject.toml, stubs up to date, ruff, mypy --strict, buf lint, buf breaking against main

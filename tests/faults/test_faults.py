@@ -25,14 +25,9 @@ from engine_service.devtools.faults import (
     redis_pause,
     sentinel_failover,
 )
-from tests.volume import volume
 
 WORKERS = 6
-PHASE = float(volume(1, 4))
-"""Least seconds of each phase: short in make test, longer in make test-deep."""
-SHORT = Timing(before=PHASE, outage=PHASE, after=PHASE)
-
-pytestmark = pytest.mark.volume
+SHORT = Timing(before=1.0, outage=1.0, after=1.0)
 
 
 def codes(counts: dict[str, int]) -> set[str]:
