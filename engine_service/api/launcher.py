@@ -107,7 +107,7 @@ def _child(settings: Settings, index: int, stop: ProcessEvent, parent: int) -> N
     """A server process of the group, until ``stop`` is set, SIGTERM, or its parent is gone."""
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group; the parent decides
-    configure_logging(settings.log_level)
+    configure_logging(settings)
     with metrics_exporter(settings):
         asyncio.run(_serve_child(settings, index, stop, parent))
 
@@ -241,7 +241,7 @@ def serve_group(settings: Settings) -> int:
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of ``python -m engine_service``: parse, then serve as one or as a group."""
     settings = parse_settings(argv)
-    configure_logging(settings.log_level)
+    configure_logging(settings)
     try:
         status = serve_group(settings)
     except StartRefused as error:

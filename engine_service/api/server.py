@@ -42,6 +42,7 @@ from engine_service.settings import Settings, parse_settings
 from engine_service.store.preflight import RedisRefused, check_redis
 from engine_service.store.redis_feed import RedisEventFeed
 from engine_service.store.redis_store import RedisGameStore
+from engine_service.store.url_secrets import redacted
 from engine_service.web.gateway import WebGateway
 
 REDIS_CONNECTIONS = 64
@@ -225,7 +226,8 @@ async def serve_until(
     await engine_server.start()
     host = settings.address.rsplit(":", 1)[0]
     log.info(
-        "serving", extra={"address": f"{host}:{engine_server.port}", "redis": settings.redis_url}
+        "serving",
+        extra={"address": f"{host}:{engine_server.port}", "redis": redacted(settings.redis_url)},
     )
     if engine_server.web is not None:
         log.info("browser table", extra={"url": f"http://{host}:{engine_server.web.port}/"})
@@ -286,5 +288,5 @@ def serve(settings: Settings) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of ``python -m engine_service`` and the ``engine-service`` command."""
     settings = parse_settings(argv)
-    configure_logging(settings.log_level)
+    configure_logging(settings)
     serve(settings)

@@ -81,7 +81,7 @@ def _work(settings: Settings, stop: ProcessEvent, server: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     lower_priority()
-    configure_logging(settings.log_level)
+    configure_logging(settings)
     asyncio.run(_run(settings, stop, server))
 
 

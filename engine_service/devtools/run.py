@@ -31,7 +31,7 @@ def main() -> None:
             url = stack.enter_context(redis_server(Path("var/redis"), port=LOCAL_REDIS_PORT))
             argv = [*argv, "--redis-url", url]
         settings = parse_settings(argv)
-        configure_logging(settings.log_level)
+        configure_logging(settings)
         try:
             status = serve_group(settings)
         except StartRefused as error:

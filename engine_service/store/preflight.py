@@ -23,9 +23,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 import redis.exceptions as errors
+
+from engine_service.store.url_secrets import redacted
 
 log = logging.getLogger(__name__)
 _SETTINGS = ("maxmemory-policy", "appendonly", "save")
@@ -33,20 +34,6 @@ _SETTINGS = ("maxmemory-policy", "appendonly", "save")
 
 class RedisRefused(RuntimeError):
     """The Redis would lose games; the message says why and what to change."""
-
-
-def redacted(url: str) -> str:
-    """``url`` without its password, for messages.
-
-    >>> redacted("redis://user:secret@cache:6379/0")
-    'redis://user:***@cache:6379/0'
-    >>> redacted("redis://127.0.0.1:6379/0")
-    'redis://127.0.0.1:6379/0'
-    """
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    return url.replace(f":{parts.password}@", ":***@", 1)
 
 
 def _text(value: Any) -> str:
