@@ -127,12 +127,18 @@ def unexpected_status(error: Exception, method: str, language: str = ENGLISH) ->
     """UNAVAILABLE for storage trouble (its kind in ``storageError``), INTERNAL for the rest.
 
     Storage trouble (:func:`~engine_service.store.failures.storage_trouble`) is logged as a
-    warning: the call wrote nothing and the client may retry. Anything else is a bug, logged
-    with its traceback.
+    warning: the call wrote nothing and the client may retry. A full Redis (``OOM``) is the
+    exception: RESOURCE_EXHAUSTED ``STORAGE_FULL``, since a retry cannot succeed until the
+    operator makes room, and a client that retries UNAVAILABLE would retry it forever.
+    Anything else is a bug, logged with its traceback.
     """
     trouble = storage_trouble(error)
     metadata: dict[str, str] = {}
-    if trouble is not None:
+    if trouble == "OOM":
+        log.warning("storage full", extra={"rpc": method, "error": str(error)})
+        reason, code, message = "STORAGE_FULL", code_pb2.RESOURCE_EXHAUSTED, "storage full"
+        metadata = {"storageError": trouble}
+    elif trouble is not None:
         log.warning(
             "storage unavailable", extra={"rpc": method, "trouble": trouble, "error": str(error)}
         )

@@ -10,7 +10,7 @@ server built without a metrics port pays nothing. It records, per EngineService 
   idempotency record counts again.
 * ``cardengine_rejections_total{method, code, reason}``: calls that ended with a non-OK
   status, by gRPC code and ``ErrorInfo`` reason (``errors.proto``, plus
-  ``STORAGE_UNAVAILABLE`` and ``INTERNAL``).
+  ``STORAGE_UNAVAILABLE``, ``STORAGE_FULL`` and ``INTERNAL``).
 * ``cardengine_active_games``: games that this process created or moved within the last
   :data:`ACTIVE_WINDOW_SECONDS` and that were not over after that call. Counted in memory,
   so it costs no Redis call; each replica counts the games it served, so the sum over

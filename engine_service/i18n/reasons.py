@@ -186,6 +186,20 @@ REASONS: Final[Mapping[str, tuple[Texts, ...]]] = MappingProxyType(
                 "De spelopslag is nu niet bereikbaar; er is niets veranderd, probeer het opnieuw.",
             ),
         ),
+        "STORAGE_FULL": (
+            _t(
+                "The game storage is full; nothing was changed. Retrying will not help until "
+                "the service's operator makes room.",
+                "El almacén de partidas está lleno; no se cambió nada. Reintentar no servirá "
+                "hasta que el operador del servicio libere espacio.",
+                "Le stockage des parties est plein ; rien n'a changé. Réessayer ne servira à "
+                "rien tant que l'exploitant du service n'aura pas libéré de la place.",
+                "Der Spielspeicher ist voll; nichts wurde geändert. Ein neuer Versuch hilft "
+                "erst, wenn der Betreiber des Dienstes Platz schafft.",
+                "De spelopslag is vol; er is niets veranderd. Opnieuw proberen helpt pas als "
+                "de beheerder van de dienst ruimte maakt.",
+            ),
+        ),
         "INTERNAL": (
             _t(
                 "An internal error occurred in the service.",

@@ -54,7 +54,15 @@ def assert_storage_unavailable(call, trouble: str) -> None:  # type: ignore[no-u
     assert failure.metadata == {"storageError": trouble}
 
 
-def test_a_full_redis_under_noeviction_refuses_create_and_submit_unavailable(
+def assert_storage_full(call) -> None:  # type: ignore[no-untyped-def]
+    """RESOURCE_EXHAUSTED STORAGE_FULL: not UNAVAILABLE, which clients retry forever."""
+    failure = failure_of(call)
+    assert failure.code is grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert failure.reason == "STORAGE_FULL"
+    assert failure.metadata == {"storageError": "OOM"}
+
+
+def test_a_full_redis_under_noeviction_refuses_create_and_submit_storage_full(
     own_redis: str, own_client: redis.Redis
 ) -> None:
     with local_service(own_redis) as address, grpc.insecure_channel(address) as channel:
@@ -67,10 +75,9 @@ def test_a_full_redis_under_noeviction_refuses_create_and_submit_unavailable(
         before = everything(own_client)
         own_client.config_set("maxmemory", 1)  # below what it holds already: it is full
         try:
-            assert_storage_unavailable(lambda: create(stub, SEATS), "OOM")
-            assert_storage_unavailable(
-                lambda: submit(stub, game_id, 0, token, action, seat_view.version, request_id),
-                "OOM",
+            assert_storage_full(lambda: create(stub, SEATS))
+            assert_storage_full(
+                lambda: submit(stub, game_id, 0, token, action, seat_view.version, request_id)
             )
             assert everything(own_client) == before
         finally:

@@ -171,6 +171,14 @@ class WatcherTooSlow(Unavailable):
     """
 
 
+class StorageFull(Unavailable):
+    """RESOURCE_EXHAUSTED with reason STORAGE_FULL: the service's Redis is full, nothing was done.
+
+    Never retried by the clients: sending the call again cannot succeed until the service's
+    operator makes room.
+    """
+
+
 class QuotaExceeded(Unavailable):
     """RESOURCE_EXHAUSTED from a service key's quota: the call was refused, nothing was done.
 
@@ -291,6 +299,7 @@ _CLASS_BY_REASON: Final[Mapping[tuple[grpc.StatusCode, str], type[EngineError]]]
         (grpc.StatusCode.RESOURCE_EXHAUSTED, "WATCHER_TOO_SLOW"): WatcherTooSlow,
         (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED"): RateLimited,
         (grpc.StatusCode.RESOURCE_EXHAUSTED, "GAME_QUOTA_EXCEEDED"): GameQuotaExceeded,
+        (grpc.StatusCode.RESOURCE_EXHAUSTED, "STORAGE_FULL"): StorageFull,
         (grpc.StatusCode.UNAUTHENTICATED, "ADMIN_TOKEN_INVALID"): AdminTokenInvalid,
         (grpc.StatusCode.UNAUTHENTICATED, "SERVICE_KEY_INVALID"): ServiceKeyInvalid,
         (grpc.StatusCode.FAILED_PRECONDITION, "SEAT_PLAYED_BY_BOT"): SeatPlayedByBot,

@@ -97,6 +97,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INVALID_ARGUMENT: the request_id was already used for a different request (AIP-155); the
     first request's reply is kept for that id, so a new request needs a new id.
     """
+    ERROR_REASON_STORAGE_FULL: _ErrorReason.ValueType  # 33
+    """RESOURCE_EXHAUSTED: the game storage (Redis) is full (out of memory under noeviction) and
+    refused the write; nothing was changed. Retrying does not help until its operator makes
+    room, so clients do not retry it on their own.
+    """
     ERROR_REASON_SERVICE_KEY_SCOPE: _ErrorReason.ValueType  # 60
     """Service keys and their quotas (60..69).
     PERMISSION_DENIED: the x-service-key is the service's, but lacks the scope the call needs
@@ -230,6 +235,11 @@ ERROR_REASON_REQUEST_TOO_LARGE: ErrorReason.ValueType  # 32
 ERROR_REASON_REQUEST_ID_REUSED: ErrorReason.ValueType  # 39
 """INVALID_ARGUMENT: the request_id was already used for a different request (AIP-155); the
 first request's reply is kept for that id, so a new request needs a new id.
+"""
+ERROR_REASON_STORAGE_FULL: ErrorReason.ValueType  # 33
+"""RESOURCE_EXHAUSTED: the game storage (Redis) is full (out of memory under noeviction) and
+refused the write; nothing was changed. Retrying does not help until its operator makes
+room, so clients do not retry it on their own.
 """
 ERROR_REASON_SERVICE_KEY_SCOPE: ErrorReason.ValueType  # 60
 """Service keys and their quotas (60..69).
