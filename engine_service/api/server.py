@@ -39,6 +39,7 @@ from engine_service.app.engine import Engine
 from engine_service.app.seats import ServiceKeys
 from engine_service.app.timers import TimerSettings, run_timers
 from engine_service.settings import Settings, parse_settings
+from engine_service.store.failures import storage_trouble
 from engine_service.store.preflight import RedisRefused, check_redis
 from engine_service.store.redis_feed import RedisEventFeed
 from engine_service.store.redis_store import RedisGameStore
@@ -99,7 +100,7 @@ class EngineServer:
         elif self.runs_timers:
             self._timers_stop = asyncio.Event()
             self._timers = asyncio.create_task(
-                run_timers(self.engine, self.timer_settings, self._timers_stop)
+                run_timers(self.engine, self.timer_settings, self._timers_stop, storage_trouble)
             )
 
     async def stop(self, grace_seconds: float) -> None:

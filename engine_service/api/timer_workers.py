@@ -30,6 +30,7 @@ from engine_service.app.search_budgets import parse_search_budgets, with_search_
 from engine_service.app.timers import TimerSettings, run_timers
 from engine_service.games import REGISTRY
 from engine_service.settings import Settings
+from engine_service.store.failures import storage_trouble
 from engine_service.store.redis_store import RedisGameStore
 
 NICENESS: Final = 19
@@ -107,7 +108,8 @@ async def _run(settings: Settings, stop: ProcessEvent, server: int) -> None:
 
     watcher = asyncio.create_task(watch_stop())
     try:
-        await run_timers(engine_for(settings, store), timer_settings(settings, False), stopping)
+        timers = timer_settings(settings, False)
+        await run_timers(engine_for(settings, store), timers, stopping, storage_trouble)
     finally:
         watcher.cancel()
         await store.client.aclose()

@@ -8,6 +8,11 @@ it exactly once: when a lease runs out, or a person's move races the expiry, one
 
 The loop spends at most ``share`` of its process's time on bot slices, so a long all-bot
 game runs beside the requests of people instead of in front of them.
+
+While the storage is gone the loop fails every round, 20 times a second; it says so once, then
+once a minute, then once when the storage is back
+(:class:`~engine_service.store.outage_log.OutageLog`), so an outage does not flood the log
+with tracebacks.
 """
 
 from __future__ import annotations
@@ -16,15 +21,19 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
 from engine_service.app.engine import Engine
+from engine_service.store.outage_log import OutageLog
 
 log = logging.getLogger(__name__)
 DUE_PER_ROUND: Final = 64
 LEASE_MS: Final = 2000
 """How long a claimed game is left to the process that claimed it before others may take it."""
+Classify = Callable[[BaseException], "str | None"]
+"""What kind of storage trouble an error is (e.g. ``CONNECTION``), ``None`` for a bug."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,38 +50,60 @@ class TimerSettings:
     share: float = 0.25
 
 
-async def run_timers(engine: Engine, settings: TimerSettings, stop: asyncio.Event) -> None:
+async def run_timers(
+    engine: Engine,
+    settings: TimerSettings,
+    stop: asyncio.Event,
+    classify: Classify,
+    outage: OutageLog | None = None,
+) -> None:
     """Advance due games until ``stop`` is set; errors are logged and the loop goes on.
 
     After each game that was worked on, the loop rests so that work stays within
     ``settings.share`` of the time; with nothing due it looks again after the interval.
+    ``classify`` tells storage trouble (told through ``outage``) from a bug (logged with its
+    traceback); the store's own module knows its errors, the loop does not.
     """
+    outage = outage or OutageLog("timer loop")
     while not stop.is_set():
         try:
             due = await engine.store.due_games(engine.now_ms(), DUE_PER_ROUND)
-        except Exception:  # storage trouble: try again next round
-            log.warning("timer loop could not read the due index", exc_info=True)
+            outage.succeeded()
+        except Exception as error:  # try again next round
+            _failed(error, classify, outage, "timer loop could not read the due index", {})
             due = []
         for game_id in due:
             if stop.is_set():
                 return
             started = time.perf_counter()
-            if await _advance(engine, game_id):
+            if await _advance(engine, game_id, classify, outage):
                 elapsed = time.perf_counter() - started
                 await _rest(stop, elapsed * (1 / settings.share - 1))
         if not due:
             await _rest(stop, settings.interval_seconds)
 
 
-async def _advance(engine: Engine, game_id: str) -> bool:
+async def _advance(engine: Engine, game_id: str, classify: Classify, outage: OutageLog) -> bool:
     """Claim a due game and move it on; whether anything was written."""
     try:
         if not await engine.store.claim_due(game_id, engine.now_ms(), LEASE_MS):
             return False  # another process took it, or it is no longer due
         return await engine.advance(game_id)
-    except Exception:  # one bad game must not stop the others
-        log.exception("timer loop could not advance a game", extra={"game_id": game_id})
+    except Exception as error:  # one bad game must not stop the others
+        what = "timer loop could not advance a game"
+        _failed(error, classify, outage, what, {"game_id": game_id})
         return False
+
+
+def _failed(
+    error: Exception, classify: Classify, outage: OutageLog, what: str, extra: dict[str, str]
+) -> None:
+    """Storage trouble goes to ``outage``; anything else is a bug, logged with its traceback."""
+    trouble = classify(error)
+    if trouble is None:
+        log.error(what, exc_info=error, extra=extra)
+    else:
+        outage.failed(trouble)
 
 
 async def _rest(stop: asyncio.Event, seconds: float) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import logging
 from typing import Any, Final
 
 import redis.asyncio as redis
@@ -34,11 +33,11 @@ from engine_service.store.connect import (
     parse_target,
     reader_client,
 )
+from engine_service.store.failures import storage_trouble
 from engine_service.store.keys import due_key, events_key, group_of, stream_id
+from engine_service.store.outage_log import OutageLog
 from engine_service.store.protocol import StoredVersion
 from engine_service.store.redis_store import stored_version
-
-log = logging.getLogger(__name__)
 
 BLOCK_MILLISECONDS: Final = 2_000
 """How long one ``XREAD`` waits before the reader looks at its list of games again; well
@@ -116,6 +115,7 @@ class _Lane:
         self._reader: redis.Redis | None = None
         self._reader_id: int | None = None
         self._unblock_target: dict[str, Any] = {}
+        self._outage = OutageLog(f"event feed {number}")
         self.task = asyncio.create_task(self._run(), name=f"event-feed-{number}")
 
     async def wake(self) -> None:
@@ -155,9 +155,10 @@ class _Lane:
                 self._reader = reader_client(self._feed.target, self._feed.control, key)
                 self._unblock_target = node_target(self._feed.control, key)
                 self._reader_id = int(await self._reader.client_id())
+                self._outage.succeeded()
                 await self._follow(self._reader)
             except (*UNAVAILABLE_ERRORS, ResponseError) as error:
-                log.warning("event feed lost redis; reconnecting", extra={"error": repr(error)})
+                self._outage.failed(storage_trouble(error) or type(error).__name__)
                 await self._disconnect()
                 await asyncio.sleep(RECONNECT_SECONDS)
                 await self._feed.refresh_nodes()
