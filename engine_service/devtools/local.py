@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import socket
 import subprocess
@@ -36,6 +37,25 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def redis_pid(url: str) -> int:
+    """The process id of the redis-server at ``url`` (one that this machine runs)."""
+    client = redis.Redis.from_url(url)
+    try:
+        return int(client.info("server")["process_id"])
+    finally:
+        client.close()
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, exited but not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def engine_command(address: str, redis_url: str, *flags: str) -> list[str]:

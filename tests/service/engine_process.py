@@ -17,12 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-import redis
 from cardengine.v1 import engine_service_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from engine_service.api.healthcheck import check
-from engine_service.devtools.local import engine_command, free_port, wait_serving
+from engine_service.devtools.local import alive, engine_command, free_port, wait_serving
 
 START_SECONDS = 30.0
 """How long a server process may take to report SERVING (a bound, not a measurement)."""
@@ -38,15 +37,6 @@ def wait_status(address: str, wanted: str, seconds: float, service: str = "") ->
             return waited
         assert waited < seconds, f"health still {status}, not {wanted}, after {waited:.1f} s"
         time.sleep(0.05)
-
-
-def redis_pid(url: str) -> int:
-    """The process id of the redis-server at ``url`` (one this test run started)."""
-    client = redis.Redis.from_url(url)
-    try:
-        return int(client.info("server")["process_id"])
-    finally:
-        client.close()
 
 
 @contextlib.contextmanager
@@ -71,16 +61,6 @@ def wait_for(condition: Callable[[], bool], what: str, seconds: float = START_SE
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.1)
-
-
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` still runs (a zombie, dead but not yet reaped, does not)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    return not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
 
 
 @dataclass

@@ -18,15 +18,8 @@ import pytest
 import redis
 from cardengine.v1 import engine_service_pb2_grpc
 
-from engine_service.devtools.local import redis_server
-from tests.service.engine_process import (
-    Group,
-    alive,
-    engine_group,
-    engine_process,
-    redis_pid,
-    spread_stubs,
-)
+from engine_service.devtools.local import alive, redis_pid, redis_server
+from tests.service.engine_process import Group, engine_group, engine_process, spread_stubs
 from tests.service.rpc_helpers import (
     HUMAN,
     RANDOM,

@@ -14,8 +14,8 @@ from cardengine.v1 import engine_service_pb2_grpc
 
 from engine_service.api.healthcheck import check
 from engine_service.api.interceptors import SERVICE_NAME
-from engine_service.devtools.local import local_service, redis_server
-from tests.service.engine_process import redis_pid, wait_status
+from engine_service.devtools.local import local_service, redis_pid, redis_server
+from tests.service.engine_process import wait_status
 from tests.service.rpc_helpers import RANDOM, create
 
 pytestmark = pytest.mark.service

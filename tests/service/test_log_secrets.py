@@ -23,9 +23,9 @@ from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import engine_service_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from engine_service.devtools.local import engine_command, free_port, redis_server
+from engine_service.devtools.local import engine_command, free_port, redis_pid, redis_server
 from tests.service.certs import Certificates, make_certificates
-from tests.service.engine_process import redis_pid, wait_for
+from tests.service.engine_process import wait_for
 from tests.service.keyed import new_key
 from tests.service.rpc_helpers import HUMAN, RANDOM, token_md
 

@@ -17,9 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from engine_service.devtools.local import engine_command, free_port, redis_server, wait_serving
+from engine_service.devtools.local import (
+    engine_command,
+    free_port,
+    redis_pid,
+    redis_server,
+    wait_serving,
+)
 from engine_service.store.outage_log import OutageLog
-from tests.service.engine_process import START_SECONDS, redis_pid, wait_for
+from tests.service.engine_process import START_SECONDS, wait_for
 from tests.volume import volume
 
 OUTAGE_SECONDS = volume(8, 30)

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from engine_service.devtools.local import free_port
-from tests.service.engine_process import Group, alive, engine_group, spread_stubs, wait_for
+from engine_service.devtools.local import alive, free_port
+from tests.service.engine_process import Group, engine_group, spread_stubs, wait_for
 from tests.service.rpc_helpers import HUMAN, create
 
 STARTUP_SECONDS = 30.0
