@@ -144,6 +144,11 @@ class Admission:
     key: ServiceKey | None = None
     game: str = ""
 
+    @property
+    def caller(self) -> str:
+        """The key's name, or empty for a call without a key."""
+        return "" if self.key is None else self.key.name
+
 
 class Door:
     """The checks of one call, over the configured keys and the quotas in Redis."""
@@ -263,7 +268,7 @@ class AccessInterceptor(EngineServiceInterceptor):
             async def unary(request: Any, context: Context) -> Any:
                 admission = await admit(method, request, context)
                 try:
-                    with call_scope(admission.scope):
+                    with call_scope(admission.scope, admission.caller):
                         return await behaviour(request, context)
                 except Exception:  # refused or failed: no game (a cancelled call may have one)
                     await door.take_back(admission)

@@ -47,6 +47,21 @@ def request_of(request: WithId, *ignored: str) -> Request:
     return Request(request_id, fingerprint(request, *ignored))
 
 
-def optional_request_of(request: WithId) -> Request | None:
-    """As :func:`request_of`, or ``None`` when the request has no id (no idempotency asked)."""
-    return request_of(request) if request.request_id else None
+def optional_request_of(request: WithId, caller: str = "") -> Request | None:
+    """As :func:`request_of`, or ``None`` when the request has no id (no idempotency asked).
+
+    The id is the caller's own (AIP-155): ``caller``, the name of the service key the call came
+    with, is put before it, so the same id sent with another key is another request and never
+    gets this key's game and tokens. A call without a key keeps the id as sent.
+
+    >>> from cardengine.v1 import engine_service_pb2 as pb
+    >>> sent = pb.CreateGameRequest(game_type="hearts", request_id="r-1")
+    >>> optional_request_of(sent).request_id
+    'r-1'
+    >>> optional_request_of(sent, "backend-a") == optional_request_of(sent, "backend-b")
+    False
+    """
+    if not request.request_id:
+        return None
+    asked = request_of(request)
+    return Request(f"{caller}\n{asked.request_id}", asked.fingerprint) if caller else asked

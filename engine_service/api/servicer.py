@@ -26,7 +26,7 @@ from engine_service.api.wire import readable
 from engine_service.app.engine import Engine
 from engine_service.app.explain import explain_play
 from engine_service.app.games import game_info, list_games
-from engine_service.app.seats import Admin, ServiceKeys
+from engine_service.app.seats import Admin, ServiceKeys, caller
 from engine_service.app.tables import end_game, leave_game, rematch, update_seat
 from engine_service.app.watch import watch
 from engine_service.codec.guandan_explain import decode_asked_cards, encode_explained
@@ -190,7 +190,7 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         spec = self._engine.spec(messages.game_type_of(request.game_type))
         new = messages.new_game_of(spec, request)
         seats = messages.seats_of(request)
-        asked = request_ids.optional_request_of(request)
+        asked = request_ids.optional_request_of(request, caller())
         created = await self._engine.create_game(spec.name, seats, new, asked)
         return messages.encode_created(created, language_of(context))
 

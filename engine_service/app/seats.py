@@ -88,6 +88,7 @@ _NAME: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _HEX: Final = re.compile(r"[0-9a-f]{64}")
 _LIMITS: Final = ("rate", "burst", "games")
 _CALL_SCOPE: ContextVar[str] = ContextVar("service_key_scope", default=ADMIN)
+_CALLER: ContextVar[str] = ContextVar("service_key_caller", default="")
 
 
 class KeySpecError(ValueError):
@@ -186,18 +187,25 @@ def key_spec(name: str, key: str, scopes: Iterable[str]) -> str:
 
 
 @contextlib.contextmanager
-def call_scope(scope: str) -> Iterator[None]:
+def call_scope(scope: str, caller: str = "") -> Iterator[None]:
     """Let :meth:`ServiceKeys.valid` answer for ``scope`` during the current call.
 
     The interceptor that admits service keys (:mod:`engine_service.api.access`) knows the
     method, the servicer's handlers only the key; this tells them which of the key's scopes
-    the call needs. Outside it (the browser gateway) a key stands in only with ``admin``.
+    the call needs, and who calls (:func:`caller`). Outside it (the browser gateway) a key
+    stands in only with ``admin``.
     """
-    token = _CALL_SCOPE.set(scope)
+    scope_token, caller_token = _CALL_SCOPE.set(scope), _CALLER.set(caller)
     try:
         yield
     finally:
-        _CALL_SCOPE.reset(token)
+        _CALL_SCOPE.reset(scope_token)
+        _CALLER.reset(caller_token)
+
+
+def caller() -> str:
+    """The name of the service key the current call came with; empty for none (anonymous)."""
+    return _CALLER.get()
 
 
 @dataclass(frozen=True, slots=True)

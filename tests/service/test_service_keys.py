@@ -236,3 +236,21 @@ def test_the_keys_command_prints_lines_the_server_reads() -> None:
         check=False,
     )
     assert bad.returncode == 2 and "scopes" in bad.stderr
+
+
+def test_a_request_id_is_the_callers_own(redis_url: str) -> None:
+    """AIP-155: the same CreateGame request_id from another key is another request.
+
+    It makes a game of its own; it never gets the first key's game, admin token or seat tokens.
+    The first key sending its id again still gets its own first reply.
+    """
+    first, second = new_key("create"), new_key("create")
+    request_id = str(uuid.uuid4())
+    with keyed_stub(redis_url, first, second) as stub:
+        mine = creating(stub, first, request_id=request_id)()
+        theirs = creating(stub, second, request_id=request_id)()
+        again = creating(stub, first, request_id=request_id)()
+    assert theirs.game_id != mine.game_id
+    assert theirs.admin_token != mine.admin_token
+    assert not {t.token for t in theirs.seat_tokens} & {t.token for t in mine.seat_tokens}
+    assert (again.game_id, again.admin_token) == (mine.game_id, mine.admin_token)
