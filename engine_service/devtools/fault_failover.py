@@ -13,11 +13,13 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import redis
+from redis.crc import key_slot
 
 from engine_service.store.connect import RedisTarget, parse_target
 
@@ -34,14 +36,18 @@ Victim = tuple[int, Callable[[], bool]]
 
 @dataclass
 class Failover:
-    """Which master to kill, chosen at the fault, and the wait for its replica's promotion."""
+    """Which master to kill, chosen at the fault, and the wait for its replica's promotion.
 
-    choose: Callable[[], Victim]
+    ``choose`` is given the keys the load uses now, so that on a cluster the master killed is
+    one the load is writing to (a master holding none of its games would go unnoticed).
+    """
+
+    choose: Callable[[Sequence[str]], Victim]
     promoted: Callable[[], bool] | None = None
 
-    def kill(self) -> None:
+    def kill(self, keys: Sequence[str]) -> None:
         """``kill -9`` of the chosen master: no shutdown, nothing more sent to the replicas."""
-        pid, self.promoted = self.choose()
+        pid, self.promoted = self.choose(keys)
         os.kill(pid, signal.SIGKILL)
 
     def wait_promoted(self) -> None:
@@ -109,7 +115,7 @@ def sentinel_master(url: str) -> Failover:
         return new != old and _role(new, target) == "master"
 
     victim = (_pid(old, target), promoted)
-    return Failover(lambda: victim)
+    return Failover(lambda _keys: victim)
 
 
 def _address(text: str) -> Address:
@@ -118,13 +124,12 @@ def _address(text: str) -> Address:
 
 
 def cluster_master(url: str) -> Failover:
-    """At the fault, the master of the cluster ``url`` seeds that holds the most keys.
+    """At the fault, the master of the cluster ``url`` seeds that serves most of the load's keys.
 
-    The busiest master, so that the load surely has calls on its slots when it dies (the
-    first master by address may hold none of the load's games). Every replica is in sync
-    first. Promoted once the replica says it is a master and the cluster is whole again
-    (``cluster_state:ok``), which it is after the node timeout, the other masters' votes and
-    the replica's election.
+    So that the load surely has calls on its slots when it dies (a few games in play may all
+    live on the other masters). Every replica is in sync first. Promoted once the replica says
+    it is a master and the cluster is whole again (``cluster_state:ok``), which it is after
+    the node timeout, the other masters' votes and the replica's election.
     """
     target = parse_target(url)
     with _node(target.nodes[0], target.options) as client:
@@ -139,6 +144,11 @@ def cluster_master(url: str) -> Failover:
         for address, node in nodes.items()
         if "master" in node["flags"].split(",") and node["slots"]
     }
+    slots = {
+        _address(address): [(int(r[0]), int(r[-1])) for r in node["slots"]]
+        for address, node in nodes.items()
+        if _address(address) in masters
+    }
 
     def synced() -> bool:
         return all(_in_sync(replica, target) for replica in masters.values())
@@ -147,8 +157,9 @@ def cluster_master(url: str) -> Failover:
     # unbounded), and the fixture's cluster is whole before the masters' delayed sync ran.
     _until(synced, "every replica in sync")
 
-    def choose() -> Victim:
-        master = max(masters, key=lambda address: _keys(address, target))
+    def choose(keys: Sequence[str]) -> Victim:
+        served = Counter(_owner(key_slot(key.encode()), slots) for key in keys)
+        master = max(masters, key=lambda address: served[address])
         replica = masters[master]
 
         def promoted() -> bool:
@@ -169,6 +180,9 @@ def _in_sync(replica: Address, target: RedisTarget) -> bool:
         return info["master_link_status"] == "up"  # type: ignore[no-any-return]
 
 
-def _keys(address: Address, target: RedisTarget) -> int:
-    with _node(address, target.options) as client:
-        return int(client.dbsize())
+def _owner(slot: int, slots: Mapping[Address, list[tuple[int, int]]]) -> Address | None:
+    """The master whose slot ranges hold ``slot``."""
+    return next(
+        (address for address, ranges in slots.items() if any(a <= slot <= b for a, b in ranges)),
+        None,
+    )

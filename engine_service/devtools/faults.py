@@ -52,6 +52,7 @@ from engine_service.devtools.fault_processes import (
     redis_process,
 )
 from engine_service.devtools.local import redis_cluster, redis_sentinel
+from engine_service.store.keys import game_key
 
 WARM_UP = 0.5
 """Seconds of load left out of the calls-per-second figure (connections, first games)."""
@@ -64,6 +65,8 @@ POLL_SECONDS = 0.05
 """Client connections the workers share."""
 
 
+Fault = Callable[[Ledger], None]
+"""Breaks something; given what the load has done so far (to aim at the games in play)."""
 PHASE_CAP_SECONDS = 120.0
 """The longest a phase waits for what it must see before the scenario goes on regardless."""
 
@@ -148,12 +151,12 @@ async def _under_load(
     targets: list[str],
     workers: int,
     timing: Timing,
-    fault: Callable[[], None],
+    fault: Fault,
     restore: Callable[[], None],
 ) -> tuple[Ledger, tuple[float, float, float, float]]:
     """Run load around a fault; the ledger and the four marks of :func:`_outcome`.
 
-    Load until an action was acknowledged, then ``fault()``; while the fault lasts (when it
+    Load until an action was acknowledged, then ``fault(ledger)``; while the fault lasts (when it
     lasts at all), load until some call ended refused; then ``restore()`` (in a thread: it
     may wait for a restarted Redis), and load until an action was acknowledged again. Each
     phase lasts at least its ``timing`` seconds.
@@ -165,7 +168,7 @@ async def _under_load(
     try:
         await _phase(timing.before, lambda: ledger.acknowledged > 0)
         fault_at = time.monotonic()
-        fault()
+        fault(ledger)
         if timing.outage:
             await _phase(timing.outage, lambda: _refused_since(ledger, fault_at))
         await asyncio.to_thread(restore)
@@ -175,6 +178,11 @@ async def _under_load(
         ended = time.monotonic()
         await load.finish()
     return load.ledger, (started, fault_at, restored, ended)
+
+
+def playing(ledger: Ledger, workers: int) -> list[str]:
+    """The keys of the games the load plays now: the newest one per client, and as many more."""
+    return [game_key(game_id) for game_id in list(ledger.acks)[-2 * workers :]]
 
 
 async def _phase(seconds: float, seen: Callable[[], bool]) -> None:
@@ -201,7 +209,7 @@ async def _scenario(
     targets: list[str],
     timing: Timing,
     workers: int,
-    fault: Callable[[], None],
+    fault: Fault,
     restore: Callable[[], None],
 ) -> Outcome:
     """Run the load around ``fault``, then hold the stored games to the ledger."""
@@ -224,7 +232,7 @@ async def redis_kill(folder: Path, persistence: str, timing: Timing, workers: in
             [engine.address] * CHANNELS,
             timing,
             workers,
-            server.kill,
+            lambda _: server.kill(),
             server.start,
         )
     if persistence not in DURABLE:
@@ -246,7 +254,7 @@ async def redis_pause(folder: Path, timing: Timing, workers: int) -> Outcome:
             [engine.address] * CHANNELS,
             timing,
             workers,
-            server.pause,
+            lambda _: server.pause(),
             server.resume,
         )
 
@@ -268,7 +276,7 @@ async def engine_kill(folder: Path, timing: Timing, workers: int) -> Outcome:
             [f"ipv4:{doomed.address},{survivor.address}"] * CHANNELS,
             dataclasses.replace(timing, outage=0.0, after=timing.after + timing.outage),
             workers,
-            doomed.kill,
+            lambda _: doomed.kill(),
             lambda: None,
         )
 
@@ -299,7 +307,7 @@ async def _failover(
             [engine.address] * CHANNELS,
             dataclasses.replace(timing, outage=0.0),
             workers,
-            failover.kill,
+            lambda ledger: failover.kill(playing(ledger, workers)),
             failover.wait_promoted,
         )
     outcome.expected_loss = wait_replicas == 0

@@ -94,7 +94,12 @@ def test_a_sentinel_master_killed_under_load_fails_over_by_itself(
 
 
 def test_a_cluster_master_killed_under_load_is_replaced_by_its_replica(tmp_path: Path) -> None:
+    """The master killed serves games in play; its replica takes over, nothing is lost.
+
+    Whether a client sees the failover depends on timing: redis-py's cluster client tries a
+    command again on a refreshed slot map, so a call in flight may wait through the promotion
+    and succeed. What is promised is what ``passed`` checks, and calls succeeding after it.
+    """
     outcome = asyncio.run(cluster_failover(tmp_path, SHORT, WORKERS))
     passed(outcome)
-    assert codes(outcome.during) & {"UNAVAILABLE", "DEADLINE_EXCEEDED"}
     assert outcome.after["SubmitAction:OK"] > 0
