@@ -133,7 +133,8 @@ async def watch(
 
     Raises:
         MalformedRequest: ``from_version`` is beyond the game's version, or a bad seat.
-        Unauthenticated, PermissionDenied: the token is not ``seat``'s.
+        Unauthenticated, PermissionDenied: the token is not ``seat``'s, at the start or at a
+            later version (its token reissued): the stream then ends before that version.
         GameNotFound: no such game.
         VersionExpired: the versions after ``from_version`` are no longer kept.
         WatcherTooSlow, ShuttingDown: from the feed; the client watches again.
@@ -161,7 +162,11 @@ async def watch(
             for stored_version in pending:
                 if stored_version.version != position.version + 1:
                     continue
-                yield position.advance(stored_version)
+                update = position.advance(stored_version)
+                # The seat's token may have been reissued (T-R7) at this version: the stream
+                # ends as a GetGameView with that token would, before showing the seat's cards.
+                engine.check_reader(position.record, seat, token)
+                yield update
             if (ended := position.ended()) is not None:
                 yield ended
                 return

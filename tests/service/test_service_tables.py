@@ -542,3 +542,30 @@ def test_get_game_holds_no_card_and_tells_which_seats_have_tokens(stub):
         (2, HEURISTIC, True),
         (3, RANDOM, False),
     ]
+
+
+def test_t_r7_an_open_watch_ends_when_its_token_is_reissued_on_every_replica(stub, second_server):
+    """A WatchGame opened with seat 1's token ends UNAUTHENTICATED at the reissue, on each
+    process, without the version that reissued it or anything after (seat 1's cards)."""
+    created = create_table(stub, "hearts", [HUMAN] * 4, seed=14)
+    game_id, old = created.game_id, tokens_of(created)[1]
+    with grpc.insecure_channel(second_server) as channel:
+        other = engine_service_pb2_grpc.EngineServiceStub(channel)
+        request = api.WatchGameRequest(game_id=game_id, seat=1, from_version=0)
+        streams = [
+            replica.WatchGame(request, metadata=token_md(old), timeout=60)
+            for replica in (stub, other)
+        ]
+        try:
+            firsts = [next(stream) for stream in streams]  # the current view: the watch is open
+            assert all(first.update.view.hearts.hand for first in firsts)
+            reissued = update_seat(stub, game_id, created.admin_token, 1, reissue=True)
+            for stream in streams:
+                later = []
+                with pytest.raises(grpc.RpcError) as ended:
+                    later.extend(message for message in stream)
+                assert ended.value.code() is grpc.StatusCode.UNAUTHENTICATED
+                assert all(m.update.version < reissued.view.version for m in later), later
+        finally:
+            for stream in streams:
+                stream.cancel()
