@@ -9,6 +9,9 @@ the methods that use a key's powers need its scope (:data:`METHOD_SCOPES`):
 * ``GetGame`` (``list``) and ``UpdateSeat``, ``EndGame``, ``RematchGame`` (``admin``) take
   the game's admin token instead: a key lacking the scope is refused only when no admin token
   came with it, and never stands in for one (:func:`engine_service.app.seats.call_scope`);
+* ``RematchGame`` makes a game, so it also needs what ``CreateGame`` needs: a key with
+  ``create``, whose games window counts the rematch (the admin token alone made games past
+  every quota);
 * seat-token calls (views, moves, watches) take any of the keys; players send none.
 
 Every call made with a key then takes a token from that key's bucket, and every
@@ -114,6 +117,19 @@ def _seconds(ms: int) -> str:
     return f"{ms / 1000:.3f}".rstrip("0").rstrip(".")
 
 
+def _lacks(method: str, key: ServiceKey, scope: str, language: str) -> Refused:
+    """PERMISSION_DENIED (``SERVICE_KEY_SCOPE``): ``key`` lacks the ``scope`` ``method`` needs."""
+    return Refused(
+        _status(
+            code_pb2.PERMISSION_DENIED,
+            "SERVICE_KEY_SCOPE",
+            f"{method}: service key {key.name} lacks the scope {scope}",
+            {"key": key.name, "scope": scope},
+            language,
+        )
+    )
+
+
 def _exhausted(
     reason: str, key: ServiceKey, ms: int, what: str, language: str, **metadata: str
 ) -> Refused:
@@ -168,8 +184,9 @@ class Door:
         sent = metadata_of(context, SERVICE_KEY_HEADER)
         key = self._keys.find(sent)
         scope, needs_key = METHOD_SCOPES.get(method, (ADMIN, False))
-        if key is None and (sent or needs_key):
-            what = "is no key of this service" if sent else f"with scope {scope} is needed"
+        makes_game = method in CREATING
+        if key is None and (sent or needs_key or makes_game):
+            what = "is no key of this service" if sent else f"with scope {CREATE} is needed"
             raise Refused(
                 _status(
                     code_pb2.UNAUTHENTICATED,
@@ -183,17 +200,11 @@ class Door:
             return Admission(scope)
         lacking = method in METHOD_SCOPES and scope not in key.scopes
         if lacking and (needs_key or not metadata_of(context, ADMIN_HEADER)):
-            raise Refused(
-                _status(
-                    code_pb2.PERMISSION_DENIED,
-                    "SERVICE_KEY_SCOPE",
-                    f"{method}: service key {key.name} lacks the scope {scope}",
-                    {"key": key.name, "scope": scope},
-                    language,
-                )
-            )
+            raise _lacks(method, key, scope, language)
+        if makes_game and CREATE not in key.scopes:
+            raise _lacks(method, key, CREATE, language)
         await self._take_call(key, language)
-        game = await self._count_game(key, request, language) if method in CREATING else ""
+        game = await self._count_game(key, request, language) if makes_game else ""
         return Admission(scope, key, game)
 
     async def _take_call(self, key: ServiceKey, language: str) -> None:

@@ -254,3 +254,42 @@ def test_a_request_id_is_the_callers_own(redis_url: str) -> None:
     assert theirs.admin_token != mine.admin_token
     assert not {t.token for t in theirs.seat_tokens} & {t.token for t in mine.seat_tokens}
     assert (again.game_id, again.admin_token) == (mine.game_id, mine.admin_token)
+
+
+def test_a_rematch_needs_a_create_key_and_counts_in_its_games(redis_url: str) -> None:
+    """RematchGame makes a game: the admin token alone no longer makes games past every quota.
+
+    With keys configured it needs a key with ``create`` beside the game's admin token, and
+    the rematch counts in that key's games window.
+    """
+    key, lister = new_key("create", "games=2"), new_key("list")
+    with keyed_stub(redis_url, key, lister) as stub:
+        game = creating(stub, key)()
+        token = (("x-admin-token", game.admin_token),)
+        stub.EndGame(api.EndGameRequest(game_id=game.game_id, reason="done"), metadata=token)
+        rematch = api.RematchGameRequest(game_id=game.game_id)
+        found = refusal(lambda: stub.RematchGame(rematch, metadata=token))
+        assert (found.code, found.reason) == (
+            grpc.StatusCode.UNAUTHENTICATED,
+            "SERVICE_KEY_INVALID",
+        )
+        found = refusal(lambda: stub.RematchGame(rematch, metadata=token + lister.md))
+        assert (found.code, found.reason) == (
+            grpc.StatusCode.PERMISSION_DENIED,
+            "SERVICE_KEY_SCOPE",
+        )
+        assert found.metadata["scope"] == "create"
+        again = stub.RematchGame(rematch, metadata=token + key.md).game  # the key's second game
+        assert again.game_id != game.game_id
+        ended = api.EndGameRequest(game_id=again.game_id, reason="done")
+        stub.EndGame(ended, metadata=(("x-admin-token", again.admin_token),))
+        third = api.RematchGameRequest(game_id=again.game_id)
+        found = refusal(
+            lambda: stub.RematchGame(
+                third, metadata=(("x-admin-token", again.admin_token), *key.md)
+            )
+        )
+        assert (found.code, found.reason) == (
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "GAME_QUOTA_EXCEEDED",
+        )
