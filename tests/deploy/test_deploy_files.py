@@ -242,10 +242,24 @@ def test_compose_runs_two_replicas_behind_one_port() -> None:
     services = documents(DEPLOY / "compose.yaml")[0]["services"]
     assert services["engine"]["deploy"]["replicas"] == 2
     published = {name: s["ports"] for name, s in services.items() if "ports" in s}
-    assert published == {"gateway": [f"{GRPC_PORT}:{GRPC_PORT}"]}
+    assert published == {"gateway": [f"${{GATEWAY_PUBLISH:-127.0.0.1:{GRPC_PORT}}}:{GRPC_PORT}"]}
     nginx = (DEPLOY / "nginx.conf").read_text()
     assert re.search(rf"server engine:{GRPC_PORT} resolve;", nginx)
     assert "grpc_pass grpc://engine;" in nginx
+
+
+def test_compose_is_safe_by_default() -> None:
+    """Loopback-only publish unless asked otherwise, service keys required, nginx limits set."""
+    services = documents(DEPLOY / "compose.yaml")[0]["services"]
+    (published,) = services["gateway"]["ports"]
+    default = published.split(":-", 1)[1].split("}", 1)[0]
+    assert default.startswith("127.0.0.1:"), "plaintext published beyond this host by default"
+    keys = services["engine"]["environment"]["ENGINE_SERVICE_KEYS"]
+    assert keys.startswith("${ENGINE_SERVICE_KEYS:?"), "the compose file must not start keyless"
+    nginx = (DEPLOY / "nginx.conf").read_text()
+    assert re.search(r"client_max_body_size \d+k;", nginx)
+    assert re.search(r"limit_req zone=\w+ burst=\d+", nginx)
+    assert re.search(r"limit_conn \w+ \d+;", nginx)
 
 
 def test_dockerfile_runs_unprivileged_with_a_grpc_health_check() -> None:
