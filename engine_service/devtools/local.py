@@ -68,16 +68,25 @@ def engine_command(address: str, redis_url: str, *flags: str) -> list[str]:
     return [*command, f"--redis-url={redis_url}", "--metrics-port=0", *flags]
 
 
-def wait_serving(address: str, process: subprocess.Popen[bytes], seconds: float) -> None:
+def wait_serving(
+    address: str,
+    process: subprocess.Popen[bytes],
+    seconds: float,
+    credentials: grpc.ChannelCredentials | None = None,
+) -> None:
     """Poll the ``grpc.health.v1`` Check at ``address`` until it reports SERVING.
 
     A server process binds, connects to Redis and only then reports SERVING, so calls made
     before that would fail for reasons that have nothing to do with what is being tried.
     The wait is bounded by ``seconds`` and gives up at once if ``process`` exits, raising
     RuntimeError that names the address, so a server that cannot start fails fast and clearly.
+    With ``credentials`` it asks over TLS (a server with a TLS port).
     """
     deadline = time.monotonic() + seconds
-    with grpc.insecure_channel(address) as channel:
+    channel = (
+        grpc.secure_channel(address, credentials) if credentials else grpc.insecure_channel(address)
+    )
+    with channel:
         health = health_pb2_grpc.HealthStub(channel)
         while True:
             try:

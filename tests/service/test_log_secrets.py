@@ -12,18 +12,21 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import grpc
 import pytest
 from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import engine_service_pb2_grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from engine_service.devtools.local import engine_command, free_port, redis_pid, redis_server
+from engine_service.devtools.local import (
+    engine_command,
+    free_port,
+    redis_pid,
+    redis_server,
+    wait_serving,
+)
 from tests.service.certs import Certificates, make_certificates
 from tests.service.engine_process import wait_for
 from tests.service.keyed import new_key
@@ -35,23 +38,6 @@ PASSWORD = "pw-Quux'\"\\9"
 """With a quote and a backslash: the log's JSON escapes them, and the mask must still find it."""
 START_SECONDS = 30.0
 CALL_SECONDS = 10.0
-
-
-def wait_serving_tls(address: str, credentials: grpc.ChannelCredentials, process: Any) -> None:
-    """Poll the health check over TLS until SERVING (bounded), failing fast if the process ends."""
-    deadline = time.monotonic() + START_SECONDS
-    with grpc.secure_channel(address, credentials) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
-        while True:
-            try:
-                reply = health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                pass
-            assert process.poll() is None, f"the engine exited with {process.returncode}"
-            assert time.monotonic() < deadline, "the engine did not serve"
-            time.sleep(0.1)
 
 
 @pytest.fixture
@@ -85,7 +71,7 @@ def test_no_credential_of_the_configuration_or_the_calls_is_logged(
             engine_command(address, protected_redis, *flags), env=environment, stderr=log
         )
         try:
-            wait_serving_tls(address, credentials, process)
+            wait_serving(address, process, START_SECONDS, credentials)
             with grpc.secure_channel(address, credentials) as channel:
                 handed_out += exercise(engine_service_pb2_grpc.EngineServiceStub(channel), key.md)
                 redis_outage(protected_redis, log_path)
