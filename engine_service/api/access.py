@@ -186,7 +186,8 @@ class Door:
         scope, needs_key = METHOD_SCOPES.get(method, (ADMIN, False))
         makes_game = method in CREATING
         if key is None and (sent or needs_key or makes_game):
-            what = "is no key of this service" if sent else f"with scope {CREATE} is needed"
+            needed = CREATE if makes_game else scope
+            what = "is no key of this service" if sent else f"with scope {needed} is needed"
             raise Refused(
                 _status(
                     code_pb2.UNAUTHENTICATED,
