@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import urllib.request
 from collections.abc import Iterator
 
@@ -25,6 +26,8 @@ from tests.service.rpc_helpers import (
 )
 
 pytestmark = pytest.mark.service
+SETTLE_SECONDS = 30.0
+"""A bound on the wait for the server to count the calls it has answered."""
 
 
 @pytest.fixture(scope="module")
@@ -63,10 +66,21 @@ def test_counters_move_with_calls(metrics_service: tuple[str, int]) -> None:
         refused = failure_of(lambda: submit(stub, game_id, 0, token, passing, after_pass.version))
     assert stale.reason == "VERSION_MISMATCH"
     assert refused.code == grpc.StatusCode.FAILED_PRECONDITION
+    rule_labels = {"method": "SubmitAction", "code": "FAILED_PRECONDITION"}
     after = scrape(port)
 
     def delta(name: str, **labels: str) -> float:
         return value(after, name, **labels) - value(before, name, **labels)
+
+    # The server counts a call after its reply has left, so a scrape right after the last
+    # reply may come first: wait (bounded) until the last call is counted, then compare.
+    give_up = time.monotonic() + SETTLE_SECONDS
+    while (
+        delta("cardengine_rpc_duration_seconds_count", method="SubmitAction") < 3
+        or delta("cardengine_rejections_total", **rule_labels, reason=refused.reason) < 1
+    ) and time.monotonic() < give_up:
+        time.sleep(0.05)
+        after = scrape(port)
 
     assert delta("cardengine_actions_total", game_type="hearts", actor="human") == 1
     # the bots' passes inside CreateGame, then their plays inside SubmitAction
@@ -82,7 +96,6 @@ def test_counters_move_with_calls(metrics_service: tuple[str, int]) -> None:
         )
         == 1
     )
-    rule_labels = {"method": "SubmitAction", "code": "FAILED_PRECONDITION"}
     assert delta("cardengine_rejections_total", **rule_labels, reason=refused.reason) == 1
     assert delta("cardengine_rpc_duration_seconds_count", method="SubmitAction") == 3
     assert delta("cardengine_rpc_duration_seconds_count", method="CreateGame") == 1
