@@ -21,7 +21,7 @@ from typing import IO
 
 import redis
 
-from engine_service.devtools.local import engine_command, free_port, wait_serving
+from engine_service.devtools.local import engine_command, free_port, stop_process, wait_serving
 
 STARTUP_SECONDS = 20.0
 POLL_SECONDS = 0.05
@@ -33,20 +33,6 @@ PERSISTENCE = {
 }
 """Redis flags per durability setting; RDB snapshots are off in all (``--save ""``), so the
 append-only file alone decides what survives."""
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """SIGCONT (a frozen process ignores SIGTERM until it runs), SIGTERM, then SIGKILL."""
-    if process.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(process.pid, signal.SIGCONT)
-    process.terminate()
-    try:
-        process.wait(timeout=STARTUP_SECONDS)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=STARTUP_SECONDS)
 
 
 @dataclass
@@ -118,7 +104,7 @@ class RedisProcess:
     def stop(self) -> None:
         """Stop it for good (SIGTERM by PID, SIGKILL if it lingers)."""
         if self.process is not None:
-            _stop(self.process)
+            stop_process(self.process)
 
 
 @contextlib.contextmanager
@@ -195,4 +181,4 @@ def engine_process(
             wait_serving(address, process, STARTUP_SECONDS)
             yield EngineProcess(address, process, log)
         finally:
-            _stop(process)
+            stop_process(process)

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -198,11 +199,16 @@ def redis_server(
 
 
 def stop_process(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM ``process`` and wait; SIGKILL it if it has not exited after STARTUP_SECONDS.
+    """SIGCONT, SIGTERM and wait; SIGKILL if it has not exited after STARTUP_SECONDS.
 
-    A redis-server shutting down on a busy machine (an append-only file to flush, a master
-    waiting for its replicas) once took longer than that; the stop must not hang or fail.
+    SIGCONT first, as a frozen process ignores SIGTERM until it runs. A redis-server shutting
+    down on a busy machine (an append-only file to flush, a master waiting for its replicas)
+    once took longer than the wait; the stop must not hang or fail.
     """
+    if process.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(process.pid, signal.SIGCONT)
     process.terminate()
     try:
         process.wait(timeout=STARTUP_SECONDS)
