@@ -26,7 +26,9 @@ class Settings:
             acknowledged; 0 waits for none. A write fewer replicas confirm within
             ``redis_wait_ms`` is answered UNAVAILABLE (a retry with its request id is safe).
         redis_wait_ms: how long a write waits for those replicas.
-        game_ttl_seconds: a game untouched this long expires (every move refreshes it).
+        game_ttl_seconds: a game untouched this long expires (a move sets it again once 1 % of
+            it has passed since it was last set, so no game expires sooner than 99 % of it
+            after its last move).
         event_retention: versions of events kept per game for watchers to catch up from; a
             watch from an older version is told to reload the view.
         watch_idle_seconds: a watch stream with nothing to send gets a heartbeat this often.
@@ -187,7 +189,7 @@ def parse_settings(
         "--game-ttl-seconds",
         type=int,
         default=int(env("ENGINE_GAME_TTL", base.game_ttl_seconds)),
-        help="a game untouched this long expires; every move refreshes it (environment "
+        help="a game untouched this long expires; moves refresh it, to within 1 %% (environment "
         f"ENGINE_GAME_TTL; default {base.game_ttl_seconds}, one week)",
     )
     parser.add_argument(

@@ -6,6 +6,12 @@ process first claims a due game for a short lease (so the others do not compute 
 slice), then moves it on through :meth:`Engine.advance`, whose compare-and-set is what makes
 it exactly once: when a lease runs out, or a person's move races the expiry, one write wins.
 
+The running loops divide the due index among themselves: each renews its place every
+second and reads only its share of the slot groups (:class:`~.protocol.TimerShare`), so the
+looking costs the same however many processes run. A loop that stops leaves at once; one
+that dies is dropped after :data:`SHARE_LAPSE_MS`, and the others take its groups over at
+their next renewal, so its due games wait at most that long (plus a second).
+
 The loop spends at most ``share`` of its process's time on bot slices, so a long all-bot
 game runs beside the requests of people instead of in front of them.
 
@@ -20,6 +26,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import secrets
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,9 +36,13 @@ from typing import Final
 
 from engine_service.app.engine import Engine
 from engine_service.store.outage_log import OutageLog
+from engine_service.store.protocol import WHOLE, TimerShare
 
 log = logging.getLogger(__name__)
 DUE_PER_ROUND: Final = 64
+SHARE_LAPSE_MS: Final = 5000
+"""How long a loop's place among the loops lasts without renewal (it renews every second)."""
+SHARE_RENEW_SECONDS: Final = 1.0
 LEASE_MS: Final = 2000
 """How long a claimed game is left to the process that claimed it before others may take it."""
 Classify = Callable[[BaseException], "str | None"]
@@ -65,22 +78,49 @@ async def run_timers(
     traceback); the store's own module knows its errors, the loop does not.
     """
     outage = outage or OutageLog("timer loop")
-    while not stop.is_set():
-        try:
-            due = await engine.store.due_games(engine.now_ms(), DUE_PER_ROUND)
-            outage.succeeded()
-        except Exception as error:  # try again next round
-            _failed(error, classify, outage, "timer loop could not read the due index", {})
-            due = []
-        for game_id in due:
-            if stop.is_set():
-                return
-            started = time.perf_counter()
-            if await _advance(engine, game_id, classify, outage):
-                elapsed = time.perf_counter() - started
-                await _rest(stop, elapsed * (1 / settings.share - 1))
-        if not due:
-            await _rest(stop, settings.interval_seconds)
+    shares = _Shares(engine)
+    try:
+        while not stop.is_set():
+            try:
+                share = await shares.current()
+                due = await engine.store.due_games(engine.now_ms(), DUE_PER_ROUND, share)
+                outage.succeeded()
+            except Exception as error:  # try again next round
+                _failed(error, classify, outage, "timer loop could not read the due index", {})
+                due = []
+            for game_id in due:
+                if stop.is_set():
+                    return
+                started = time.perf_counter()
+                if await _advance(engine, game_id, classify, outage):
+                    elapsed = time.perf_counter() - started
+                    await _rest(stop, elapsed * (1 / settings.share - 1))
+            if not due:
+                await _rest(stop, settings.interval_seconds)
+    finally:
+        await shares.leave()
+
+
+class _Shares:
+    """This loop's place among the running loops, renewed every second."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._store = engine.store
+        self._member = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self._share = WHOLE
+        self._renewed = float("-inf")
+
+    async def current(self) -> TimerShare:
+        """The share to read now: renewed when a second has passed since the last renewal."""
+        if time.monotonic() - self._renewed >= SHARE_RENEW_SECONDS:
+            self._share = await self._store.timer_share(self._member, SHARE_LAPSE_MS)
+            self._renewed = time.monotonic()
+        return self._share
+
+    async def leave(self) -> None:
+        """Give this loop's groups to the others now rather than when its place lapses."""
+        with contextlib.suppress(Exception):  # stopping anyway; the place lapses by itself
+            await self._store.leave_timers(self._member)
 
 
 async def _advance(engine: Engine, game_id: str, classify: Classify, outage: OutageLog) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +90,22 @@ class FirstReply:
 
     digest: bytes
     sealed: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class TimerShare:
+    """Which part of the due index one timer loop reads: every ``count``-th group from ``index``.
+
+    The running timer loops divide the groups among themselves (each its rank among their
+    number), so the work of looking grows with the games, not with the processes.
+    """
+
+    index: int
+    count: int
+
+
+WHOLE: Final = TimerShare(0, 1)
+"""The whole due index: what a loop reads that knows of no others."""
 
 
 class RequestReplayed(Exception):
@@ -184,8 +200,21 @@ class GameStore(Protocol):
 class GameIndex(Protocol):
     """The indexes across games that every write keeps: what is due, and listings."""
 
-    async def due_games(self, now_ms: int, limit: int) -> list[str]:
-        """Games the service must act on by ``now_ms``, most overdue first, at most ``limit``."""
+    async def timer_share(self, member: str, lapse_ms: int) -> TimerShare:
+        """Renew timer loop ``member``'s place among the running loops; returns its share.
+
+        A loop that does not renew within ``lapse_ms`` is dropped, and the others take over
+        its groups at their next renewal.
+        """
+
+    async def leave_timers(self, member: str) -> None:
+        """Drop timer loop ``member`` from the running loops (it is stopping)."""
+
+    async def due_games(self, now_ms: int, limit: int, share: TimerShare = WHOLE) -> list[str]:
+        """Games the service must act on by ``now_ms``, most overdue first, at most ``limit``.
+
+        Only the games in ``share`` of the index.
+        """
 
     async def listed_before(
         self, states: Sequence[str], cursor: str | None, count: int

@@ -33,6 +33,7 @@ from engine_service.store.keys import (
     CHECKPOINT_EVERY,
     GROUPS,
     LIST_STATES,
+    TIMERS_KEY,
     checkpoint_bucket,
     due_key,
     events_key,
@@ -47,7 +48,9 @@ from engine_service.store.keys import (
     stream_id,
     version_of_stream_id,
 )
+from engine_service.store.node_reads import NodeReads
 from engine_service.store.protocol import (
+    WHOLE,
     FirstReply,
     GameSummary,
     Listing,
@@ -55,6 +58,7 @@ from engine_service.store.protocol import (
     RequestReplayed,
     StoredGame,
     StoredVersion,
+    TimerShare,
 )
 
 SAVE_SCRIPT: Final = resources.files(__package__).joinpath("save.lua").read_text()
@@ -63,11 +67,34 @@ CLAIM_SCRIPT: Final = """
 local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if due and tonumber(due) <= tonumber(ARGV[2]) then
   redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  if redis.call('EXISTS', KEYS[2]) == 1 then
+    redis.call('HSET', KEYS[2], 'd', ARGV[3])
+  end
   return 1
 end
 return 0
 """
-"""KEYS: the due index; ARGV: game id, now, the lease's end (all ms)."""
+"""KEYS: the due index, the game's hash (its ``d`` mirrors its due entry); ARGV: game id,
+now, the lease's end (all ms)."""
+TIMERS_SCRIPT: Final = """
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local members = redis.call('ZRANGE', KEYS[1], 0, -1)
+table.sort(members)
+for i, member in ipairs(members) do
+  if member == ARGV[1] then
+    return {i - 1, #members}
+  end
+end
+"""
+"""KEYS: the timer loops' set; ARGV: this loop's name, how long its place lasts (ms). Drops
+the lapsed, renews this one, and returns its rank among the names and their number."""
+EXPIRY_REFRESH: Final = 100
+"""A write sets its game's expiry again once 1/100 of the TTL has passed since the last time
+(not on every move: three EXPIREs per move were a fifth of Redis's work on it)."""
 DEFAULT_EVENT_RETENTION: Final = 10_000
 """Versions of events kept per game: a whole Hearts game or a long Guandan match."""
 _SUMMARY_FIELDS: Final = ["v", "s", "t", "n"]
@@ -84,6 +111,11 @@ def stored_version(entry_id: bytes | str, fields: dict[bytes, bytes]) -> StoredV
 
 def _reply_field(request_key: str) -> str:
     return f"r:{request_key}"
+
+
+def _list_position(state: str) -> int:
+    """Where the scripts find the list index of ``state`` among their keys (5, 6 or 7)."""
+    return 5 + LIST_STATES.index(state)
 
 
 def _index_keys(game_id: str) -> list[str]:
@@ -132,6 +164,8 @@ class RedisGameStore:
         self._save = client.register_script(SAVE_SCRIPT)
         self._create = client.register_script(CREATE_SCRIPT)
         self._claim = client.register_script(CLAIM_SCRIPT)
+        self._timers = client.register_script(TIMERS_SCRIPT)
+        self._across = NodeReads(client)
 
     @classmethod
     def from_url(
@@ -183,6 +217,7 @@ class RedisGameStore:
             list_member(listing.created_at_ms, game_id),
             b"" if first_reply is None else first_reply.sealed,
             "" if bucket is None else bucket,
+            _list_position(listing.state),
         ]
         for move in moves:
             args += (move.entry, move.events)
@@ -237,10 +272,11 @@ class RedisGameStore:
             self._retention,
             game_id,
             list_member(listing.created_at_ms, game_id),
-            5 + LIST_STATES.index(listing.state),
+            _list_position(listing.state),
             "" if listing.due_ms is None else listing.due_ms,
             listing.now_ms,
             "" if bucket is None else bucket,
+            self._ttl * 1000 // EXPIRY_REFRESH,
         ]
         for move in moves:
             args += (move.entry, move.events)
@@ -338,19 +374,24 @@ class RedisGameStore:
 
     # -- indexes -------------------------------------------------------------------------
 
-    async def due_games(self, now_ms: int, limit: int) -> list[str]:
-        """ZRANGEBYSCORE over every group's due index, merged by due time."""
-        async with self.client.pipeline(transaction=False) as pipe:
-            for group in range(GROUPS):
-                pipe.zrangebyscore(due_key(group), "-inf", now_ms, 0, limit, withscores=True)
-            found: list[list[tuple[bytes, float]]] = await pipe.execute()
-        due = sorted((score, member.decode()) for group in found for member, score in group)
-        return [game_id for _, game_id in due[:limit]]
+    async def timer_share(self, member: str, lapse_ms: int) -> TimerShare:
+        """One script on ``ce:timers``: renew ``member``'s place, rank it among the others."""
+        rank, count = await self._timers(keys=[TIMERS_KEY], args=[member, lapse_ms])
+        return TimerShare(int(rank), int(count))
+
+    async def leave_timers(self, member: str) -> None:
+        """ZREM from ``ce:timers``."""
+        await self.client.zrem(TIMERS_KEY, member)
+
+    async def due_games(self, now_ms: int, limit: int, share: TimerShare = WHOLE) -> list[str]:
+        """The share's groups' due indexes, read by one script per node, merged by due time."""
+        keys = [due_key(group) for group in range(share.index, GROUPS, share.count)]
+        return await self._across.due(keys, now_ms, limit)
 
     async def claim_due(self, game_id: str, now_ms: int, lease_ms: int) -> bool:
         """One script: move the due time to the lease's end if it has come."""
-        key = due_key(group_of(game_id))
-        taken = await self._claim(keys=[key], args=[game_id, now_ms, now_ms + lease_ms])
+        keys = [due_key(group_of(game_id)), game_key(game_id)]
+        taken = await self._claim(keys=keys, args=[game_id, now_ms, now_ms + lease_ms])
         return bool(taken)
 
     async def drop_due(self, game_id: str) -> None:
@@ -360,15 +401,10 @@ class RedisGameStore:
     async def listed_before(
         self, states: Sequence[str], cursor: str | None, count: int
     ) -> list[str]:
-        """ZREVRANGEBYLEX of every group's list index of each state, merged newest first."""
+        """Every group's list indexes of ``states``, read by one script per node, merged."""
         top = "+" if cursor is None else f"({cursor}"
-        async with self.client.pipeline(transaction=False) as pipe:
-            for group in range(GROUPS):
-                for state in states:
-                    pipe.zrevrangebylex(list_key(group, state), top, "-", 0, count)
-            found: list[list[bytes]] = await pipe.execute()
-        members = sorted((m.decode() for part in found for m in part), reverse=True)
-        return members[:count]
+        keys = [list_key(group, state) for group in range(GROUPS) for state in states]
+        return await self._across.greatest(keys, top, count)
 
     async def summaries(self, members: Sequence[str]) -> list[GameSummary | None]:
         """HMGET per game in one pipeline; ZREM the entries of games that expired."""

@@ -12,7 +12,7 @@ from cardengine.v1 import engine_service_pb2_grpc
 from engine_service.codec.record import decode_log_entry, decode_record
 from engine_service.devtools.local import local_service
 from engine_service.games import REGISTRY
-from engine_service.store.keys import game_key, log_key
+from engine_service.store.keys import events_key, game_key, log_key
 from tests.service.rpc_helpers import (
     HUMAN,
     ONE_WINS,
@@ -118,14 +118,21 @@ def test_retry_with_the_same_request_id_returns_the_first_result_and_applies_not
     assert stored(redis_client, created.game_id) == after_first
 
 
-def test_every_move_refreshes_the_expiry(stub, redis_client):
-    created = create(stub, [HUMAN, RANDOM, RANDOM, RANDOM], seed=8)
-    token = tokens_of(created)[0]
-    key = game_key(created.game_id)
-    redis_client.expire(key, 100)
-    seat_view = view(stub, created.game_id, 0, token)
-    submit(stub, created.game_id, 0, token, first_legal(seat_view), seat_view.version)
-    assert redis_client.ttl(key) > 100
+def test_a_move_refreshes_the_expiry_once_a_hundredth_of_it_has_passed(redis_url, redis_client):
+    ttl = 100
+    with (
+        local_service(redis_url, game_ttl_seconds=ttl) as address,
+        grpc.insecure_channel(address) as channel,
+    ):
+        stub = engine_service_pb2_grpc.EngineServiceStub(channel)
+        created = create(stub, [HUMAN, RANDOM, RANDOM, RANDOM], seed=8)
+        token = tokens_of(created)[0]
+        game_keys = [key(created.game_id) for key in (game_key, log_key, events_key)]
+        time.sleep(ttl / 100 + 0.2)
+        assert all(redis_client.pttl(key) < (ttl - 1) * 1000 for key in game_keys)
+        seat_view = view(stub, created.game_id, 0, token)
+        submit(stub, created.game_id, 0, token, first_legal(seat_view), seat_view.version)
+        assert all(redis_client.pttl(key) > (ttl - 1) * 1000 for key in game_keys)
 
 
 def test_idle_games_expire(redis_url):

@@ -3,8 +3,9 @@
 The module's fixtures replace the session's Redis and server with ones on each backend (a
 six-node cluster, then a master with a replica and three sentinels), and the live-play and
 basic service tests imported below run again on them unchanged. The tests written here add
-what only such a Redis has: games in every slot group listed together, turn clocks fired by
-the timer loop over a cluster, and a failover of the Sentinel master under writes.
+what only such a Redis has: games spread evenly over the masters and listed together, turn
+clocks fired by the timer loop over a cluster, and a failover of the Sentinel master under
+writes.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 import signal
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -26,7 +28,7 @@ from cardengine.v1 import engine_service_pb2_grpc, game_pb2
 
 from engine_service.devtools.local import local_service, redis_cluster, redis_sentinel
 from engine_service.store.connect import parse_target
-from engine_service.store.keys import GROUPS, group_of
+from engine_service.store.keys import game_key
 from tests.conftest import UNTIMED
 from tests.service.clock_helpers import (
     clock,
@@ -35,7 +37,7 @@ from tests.service.clock_helpers import (
     is_expiry,
     wait_for_expiry,
 )
-from tests.service.rpc_helpers import HUMAN, RANDOM, create, tokens_of
+from tests.service.rpc_helpers import HUMAN, RANDOM, tokens_of
 from tests.service.test_service_basics import (  # noqa: F401 - run again on each backend
     test_all_bot_game_is_played_to_the_end_by_the_timer_loop,
     test_create_returns_tokens_for_human_seats_only,
@@ -58,8 +60,9 @@ pytestmark = pytest.mark.service
 
 PASSWORD = "s3cret"
 BACKENDS: dict[str, Callable[..., Any]] = {"cluster": redis_cluster, "sentinel": redis_sentinel}
-CREATE_LIMIT = 400
-"""CreateGame calls at most until every slot group holds a game (about 55 are needed)."""
+SPREAD_GAMES = 96
+"""Games created in a row: each master of three should get a third of them, give or take 15 %
+(the slot groups they are given lie spread along the slots, keys.GROUP_STRIDE)."""
 FOUR_HUMANS = api.CreateGameRequest(game_type="hearts", seats=[HUMAN] * 4)
 FAILOVER_SECONDS = 30.0
 """How long the service may take to write again after its master was killed (a bound)."""
@@ -106,23 +109,24 @@ def stub(channel: grpc.Channel) -> Any:
     return engine_service_pb2_grpc.EngineServiceStub(channel)
 
 
-def test_games_of_every_slot_group_are_listed_together(stub: Any) -> None:
-    made: dict[int, str] = {}
-    for _ in range(CREATE_LIMIT):
-        created = create(stub, [HUMAN, HUMAN, HUMAN, HUMAN])
-        made.setdefault(group_of(created.game_id), created.game_id)
-        if len(made) == GROUPS:
-            break
-    assert len(made) == GROUPS
+def test_games_spread_evenly_over_the_masters_and_are_listed_together(
+    stub: Any, redis_client: Any
+) -> None:
+    made = [stub.CreateGame(FOUR_HUMANS).game_id for _ in range(SPREAD_GAMES)]
+    if isinstance(redis_client, redis.cluster.RedisCluster):
+        per_master = Counter(redis_client.get_node_from_key(game_key(game)).name for game in made)
+        masters = {node.name for node in redis_client.get_primaries()}
+        assert set(per_master) == masters
+        assert max(per_master.values()) <= 1.15 * SPREAD_GAMES / len(masters), per_master
     listed: set[str] = set()
-    request = api.ListGamesRequest(page_size=500)
-    for _ in range(CREATE_LIMIT):
+    request = api.ListGamesRequest(page_size=50)
+    for _ in range(SPREAD_GAMES):
         page = stub.ListGames(request)
         listed |= {game.game_id for game in page.games}
         if not page.next_page_token:
             break
         request.page_token = page.next_page_token
-    assert set(made.values()) <= listed
+    assert set(made) <= listed
 
 
 def test_turn_clocks_fire_from_the_timer_loop(stub: Any) -> None:
