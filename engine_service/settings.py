@@ -56,7 +56,8 @@ class Settings:
         search_budgets: ``GAME=PLAYOUTS`` entries, each game's search bot on that budget
             instead of its default; ``0`` takes the search bot off the game
             (:mod:`engine_service.app.search_budgets`).
-        timer_interval_seconds: how often the timer loop looks for due clocks and bot games.
+        timer_interval_seconds: how often the timer loop looks for due clocks and bot games
+            (and how far ahead: each clock fires at its own time, :mod:`~.app.timers`).
         timer_share: the fraction of the process's time the timer loop may spend on slices
             when it plays them on the event loop (no background workers).
         service_keys: the keys backends send as ``x-service-key``, each configured as
@@ -109,7 +110,7 @@ class Settings:
     bot_moves_per_slice: int = SLICE_BUDGET.moves
     bot_seconds_per_slice: float = SLICE_BUDGET.seconds
     search_budgets: tuple[str, ...] = ()
-    timer_interval_seconds: float = 0.05
+    timer_interval_seconds: float = 0.2
     timer_share: float = 0.25
     service_keys: tuple[str, ...] = ()
     key_rate: float = 100.0

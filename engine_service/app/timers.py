@@ -1,10 +1,17 @@
 """The timer loop every server process runs: fire due turn clocks, play bots on in slices.
 
 Due games are found in the store's due index (kept by the same atomic write as each move),
-never by scanning keys. Any number of processes may run the loop over the same games: a
-process first claims a due game for a short lease (so the others do not compute the same
-slice), then moves it on through :meth:`Engine.advance`, whose compare-and-set is what makes
-it exactly once: when a lease runs out, or a person's move races the expiry, one write wins.
+never by scanning keys. A look (every ``interval_seconds``, 0.2 s by default) reads the games
+due before the next look, and the loop tries each at its own due time, so a turn clock
+fires on time although the index is read only five times a second; an entry written between
+two looks that is already due (bots left to move after a request's budget) waits at most
+until the next look. The store answers each try (the claim), so a plan made from a look that
+a later move made stale does nothing.
+
+Any number of processes may run the loop over the same games: a process first claims a due
+game for a short lease (so the others do not compute the same slice), then moves it on
+through :meth:`Engine.advance`, whose compare-and-set is what makes it exactly once: when a
+lease runs out, or a person's move races the expiry, one write wins.
 
 The running loops divide the due index among themselves: each renews its place every
 second and reads only its share of the slot groups (:class:`~.protocol.TimerShare`), so the
@@ -15,7 +22,7 @@ their next renewal, so its due games wait at most that long (plus a second).
 The loop spends at most ``share`` of its process's time on bot slices, so a long all-bot
 game runs beside the requests of people instead of in front of them.
 
-While the storage is gone the loop fails every round, 20 times a second; it says so once, then
+While the storage is gone the loop fails every look, five times a second; it says so once, then
 once a minute, then once when the storage is back
 (:class:`~engine_service.store.outage_log.OutageLog`), so an outage does not flood the log
 with tracebacks.
@@ -25,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 import logging
 import os
 import secrets
@@ -54,12 +62,13 @@ class TimerSettings:
     """How often the loop looks for due games, and how much of the time it may work.
 
     Attributes:
-        interval_seconds: the pause between looks when nothing was due.
+        interval_seconds: the time between looks at the due index, and how far ahead each
+            look reads.
         share: the fraction of wall time the loop may spend working; after a round that
             took ``t`` seconds it rests ``t * (1 / share - 1)``.
     """
 
-    interval_seconds: float = 0.05
+    interval_seconds: float = 0.2
     share: float = 0.25
 
 
@@ -73,32 +82,80 @@ async def run_timers(
     """Advance due games until ``stop`` is set; errors are logged and the loop goes on.
 
     After each game that was worked on, the loop rests so that work stays within
-    ``settings.share`` of the time; with nothing due it looks again after the interval.
+    ``settings.share`` of the time; otherwise it waits for the next planned game or look.
     ``classify`` tells storage trouble (told through ``outage``) from a bug (logged with its
     traceback); the store's own module knows its errors, the loop does not.
     """
     outage = outage or OutageLog("timer loop")
     shares = _Shares(engine)
+    plan = _Plan()
+    look_at = 0.0
     try:
         while not stop.is_set():
-            try:
-                share = await shares.current()
-                due = await engine.store.due_games(engine.now_ms(), DUE_PER_ROUND, share)
-                outage.succeeded()
-            except Exception as error:  # try again next round
-                _failed(error, classify, outage, "timer loop could not read the due index", {})
-                due = []
-            for game_id in due:
-                if stop.is_set():
-                    return
+            game_id = plan.pop_due(engine.now_ms())
+            if game_id is not None:
                 started = time.perf_counter()
                 if await _advance(engine, game_id, classify, outage):
+                    plan.add(game_id, engine.now_ms())  # more bots to move, most likely
                     elapsed = time.perf_counter() - started
                     await _rest(stop, elapsed * (1 / settings.share - 1))
-            if not due:
-                await _rest(stop, settings.interval_seconds)
+            elif time.monotonic() >= look_at:
+                full = await _look(engine, shares, plan, settings, classify, outage)
+                look_at = time.monotonic() + (0.0 if full else settings.interval_seconds)
+            else:
+                wait = min(look_at - time.monotonic(), plan.seconds_until_next(engine.now_ms()))
+                await _rest(stop, wait)
     finally:
         await shares.leave()
+
+
+async def _look(
+    engine: Engine,
+    shares: _Shares,
+    plan: _Plan,
+    settings: TimerSettings,
+    classify: Classify,
+    outage: OutageLog,
+) -> bool:
+    """Plan this loop's share of the games due before the next look; whether it was full."""
+    until = engine.now_ms() + int(settings.interval_seconds * 1000)
+    try:
+        share = await shares.current()
+        due = await engine.store.due_games(until, DUE_PER_ROUND, share)
+        outage.succeeded()
+    except Exception as error:  # try again at the next look
+        _failed(error, classify, outage, "timer loop could not read the due index", {})
+        return False
+    for game_id, due_ms in due:
+        plan.add(game_id, due_ms)
+    return len(due) == DUE_PER_ROUND
+
+
+class _Plan:
+    """The games this loop will try to claim, each at its due time (earliest first)."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[int, str]] = []
+        self._due: dict[str, int] = {}
+
+    def add(self, game_id: str, due_ms: int) -> None:
+        """Try ``game_id`` at ``due_ms`` (or at its earlier planned time)."""
+        if self._due.get(game_id, due_ms + 1) > due_ms:
+            self._due[game_id] = due_ms
+            heapq.heappush(self._heap, (due_ms, game_id))
+
+    def pop_due(self, now_ms: int) -> str | None:
+        """The earliest planned game due by ``now_ms``, taken off the plan."""
+        while self._heap and self._heap[0][0] <= now_ms:
+            due_ms, game_id = heapq.heappop(self._heap)
+            if self._due.get(game_id) == due_ms:  # not replaced by an earlier time
+                del self._due[game_id]
+                return game_id
+        return None
+
+    def seconds_until_next(self, now_ms: int) -> float:
+        """How long until the earliest planned game is due (a long time when none is)."""
+        return (self._heap[0][0] - now_ms) / 1000 if self._heap else float("inf")
 
 
 class _Shares:

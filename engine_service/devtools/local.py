@@ -31,13 +31,22 @@ from engine_service.api.server import metrics_exporter, serve_until
 from engine_service.settings import Settings
 
 STARTUP_SECONDS = 15.0
+CLUSTER_PORT_LIMIT = 55535
+"""A cluster node's port stays below this: a node met without its bus port named (``CLUSTER
+MEET ip port``) is looked for 10000 above its port, which must still be a port."""
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+def free_port(below: int = 65536) -> int:
+    """A TCP port on 127.0.0.1 below ``below`` that nothing listens on right now.
+
+    The kernel picks from its ephemeral range; one above ``below`` is simply drawn again.
+    """
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = int(probe.getsockname()[1])
+        if port < below:
+            return port
 
 
 def redis_pid(url: str) -> int:
@@ -217,19 +226,24 @@ def stop_process(process: subprocess.Popen[bytes]) -> None:
         process.wait(timeout=STARTUP_SECONDS)
 
 
-def _wait_until(ready: Callable[[], bool], what: str) -> None:
-    """Poll ``ready`` (Redis errors count as not yet) until it holds, for STARTUP_SECONDS."""
-    deadline = time.monotonic() + STARTUP_SECONDS
+def wait_until(ready: Callable[[], bool], what: str, seconds: float = STARTUP_SECONDS) -> None:
+    """Poll ``ready`` (Redis errors count as not yet) until it holds, for ``seconds``.
+
+    Raises RuntimeError naming ``what`` when it never does, so a setup step that cannot
+    finish fails with its own name instead of hanging the run.
+    """
+    deadline = time.monotonic() + seconds
     while True:
         with contextlib.suppress(redis.RedisError):
             if ready():
                 return
         if time.monotonic() > deadline:
-            raise RuntimeError(f"{what} did not happen in {STARTUP_SECONDS} s")
+            raise RuntimeError(f"{what} did not happen in {seconds} s")
         time.sleep(0.1)
 
 
-def _port_of(url: str) -> int:
+def port_of(url: str) -> int:
+    """The port of a ``redis://host:port/db`` URL."""
     return int(url.rsplit(":", 1)[1].split("/", maxsplit=1)[0])
 
 
@@ -240,36 +254,60 @@ def _credentials(password: str | None) -> tuple[list[str], str]:
     return ["--requirepass", password, "--masterauth", password], f":{password}@"
 
 
+def cluster_node_args(password: str | None, node_timeout_ms: int) -> list[str]:
+    """Options of one cluster node, its cluster bus on a free port of its own.
+
+    The bus port is 10000 above the node's port by default, which might be taken or above
+    65535; every node of a cluster, and one added later, must be started alike.
+    """
+    auth, _ = _credentials(password)
+    options = ["--cluster-enabled", "yes", "--cluster-node-timeout", str(node_timeout_ms)]
+    return [*options, *auth, "--cluster-port", str(free_port())]
+
+
+def cluster_node(
+    password: str | None, node_timeout_ms: int
+) -> contextlib.AbstractContextManager[str]:
+    """A redis-server in cluster mode (:func:`redis_server`, port below CLUSTER_PORT_LIMIT)."""
+    port = free_port(below=CLUSTER_PORT_LIMIT)
+    return redis_server(port=port, args=cluster_node_args(password, node_timeout_ms))
+
+
+def redis_cli(password: str | None) -> list[str]:
+    """``redis-cli`` with the cluster's password (without the warning it prints for one)."""
+    return ["redis-cli", *(["-a", password, "--no-auth-warning"] if password else [])]
+
+
 @contextlib.contextmanager
 def redis_cluster(
-    masters: int = 3, password: str | None = None, node_timeout_ms: int = 2000
+    masters: int = 3, password: str | None = None, node_timeout_ms: int = 2000, replicas: int = 1
 ) -> Iterator[str]:
-    """A Redis Cluster of ``masters`` masters with one replica each, on loopback.
+    """A Redis Cluster of ``masters`` masters with ``replicas`` replicas each, on loopback.
 
-    Yields ``redis+cluster://[:password@]127.0.0.1:P1,...`` once every node reports
+    ``replicas=0`` gives masters only: what a measurement of how load spreads over masters
+    wants (a replica's work would only blur it), and what survives no node's loss. Yields
+    ``redis+cluster://[:password@]127.0.0.1:P1,...`` once every node reports
     ``cluster_state:ok``; every node is stopped by its PID on exit.
     """
-    auth, user = _credentials(password)
-    options = ["--cluster-enabled", "yes", "--cluster-node-timeout", str(node_timeout_ms), *auth]
+    _, user = _credentials(password)
     with contextlib.ExitStack() as stack:
-        # The cluster bus port, 10000 above the port by default, might be taken or too high.
         urls = [
-            stack.enter_context(redis_server(args=[*options, "--cluster-port", str(free_port())]))
-            for _ in range(2 * masters)
+            stack.enter_context(cluster_node(password, node_timeout_ms))
+            for _ in range(masters * (1 + replicas))
         ]
-        nodes = [f"127.0.0.1:{_port_of(url)}" for url in urls]
-        cli = ["redis-cli", *(["-a", password, "--no-auth-warning"] if password else [])]
+        nodes = [f"127.0.0.1:{port_of(url)}" for url in urls]
+        create = ["--cluster", "create", *nodes, "--cluster-replicas", str(replicas)]
         subprocess.run(
-            [*cli, "--cluster", "create", *nodes, "--cluster-replicas", "1", "--cluster-yes"],
+            [*redis_cli(password), *create, "--cluster-yes"],
             check=True,
             capture_output=True,
-            timeout=STARTUP_SECONDS,
+            timeout=STARTUP_SECONDS + masters,
         )
         clients = [
             stack.enter_context(contextlib.closing(redis.Redis.from_url(url, password=password)))
             for url in urls
         ]
-        _wait_until(
+        wait_until(
             lambda: all(c.cluster("INFO")["cluster_state"] == "ok" for c in clients),
             "cluster_state:ok",
         )
@@ -292,7 +330,7 @@ def redis_sentinel(
     auth, user = _credentials(password)
     with contextlib.ExitStack() as stack:
         master = stack.enter_context(redis_server(args=auth))
-        port = _port_of(master)
+        port = port_of(master)
         replica = [*auth, "--replicaof", "127.0.0.1", str(port)]
         for _ in range(replicas):
             stack.enter_context(redis_server(args=replica))
@@ -332,8 +370,8 @@ def redis_sentinel(
                     return False
             return True
 
-        _wait_until(agreed, "sentinels agreeing on the master")
-        ports = ",".join(f"127.0.0.1:{_port_of(url)}" for url in sentinels)
+        wait_until(agreed, "sentinels agreeing on the master")
+        ports = ",".join(f"127.0.0.1:{port_of(url)}" for url in sentinels)
         yield f"redis+sentinel://{user}{ports}/{service}"
 
 

@@ -90,17 +90,17 @@ class NodeReads:
         self._client = client
         self._scripts = {DUE_SCRIPT: "", LIST_SCRIPT: ""}
 
-    async def due(self, keys: Sequence[str], now_ms: int, limit: int) -> list[str]:
-        """At most ``limit`` members due by ``now_ms`` in the indexes ``keys``, earliest first."""
+    async def due(self, keys: Sequence[str], until_ms: int, limit: int) -> list[tuple[str, int]]:
+        """At most ``limit`` members due by ``until_ms`` in ``keys``, with when, earliest first."""
         found: list[tuple[float, str]] = []
         for node, part in self._by_node(keys).items():
             try:
-                flat = await self._run(node, DUE_SCRIPT, [now_ms, limit, *part])
+                flat = await self._run(node, DUE_SCRIPT, [until_ms, limit, *part])
                 pairs = zip(flat[::2], flat[1::2], strict=True)
                 found += ((float(score), _text(member)) for member, score in pairs)
             except ResponseError:
-                found += await self._due_per_key(part, now_ms, limit)
-        return [member for _, member in sorted(found)[:limit]]
+                found += await self._due_per_key(part, until_ms, limit)
+        return [(member, int(score)) for score, member in sorted(found)[:limit]]
 
     async def greatest(self, keys: Sequence[str], top: str, count: int) -> list[str]:
         """The greatest ``count`` members below ``top`` (``+`` or ``(<member>``) of ``keys``."""
@@ -140,11 +140,11 @@ class NodeReads:
         return sha
 
     async def _due_per_key(
-        self, keys: Sequence[str], now_ms: int, limit: int
+        self, keys: Sequence[str], until_ms: int, limit: int
     ) -> list[tuple[float, str]]:
         async with self._client.pipeline(transaction=False) as pipe:
             for key in keys:
-                pipe.zrangebyscore(key, "-inf", now_ms, 0, limit, withscores=True)
+                pipe.zrangebyscore(key, "-inf", until_ms, 0, limit, withscores=True)
             parts: list[list[tuple[Any, float]]] = await pipe.execute()
         return [(score, _text(member)) for part in parts for member, score in part]
 

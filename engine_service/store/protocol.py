@@ -210,10 +210,12 @@ class GameIndex(Protocol):
     async def leave_timers(self, member: str) -> None:
         """Drop timer loop ``member`` from the running loops (it is stopping)."""
 
-    async def due_games(self, now_ms: int, limit: int, share: TimerShare = WHOLE) -> list[str]:
-        """Games the service must act on by ``now_ms``, most overdue first, at most ``limit``.
+    async def due_games(
+        self, until_ms: int, limit: int, share: TimerShare = WHOLE
+    ) -> list[tuple[str, int]]:
+        """Games the service must act on by ``until_ms``, with when, earliest first.
 
-        Only the games in ``share`` of the index.
+        At most ``limit`` of them, and only the games in ``share`` of the index.
         """
 
     async def listed_before(

@@ -383,10 +383,12 @@ class RedisGameStore:
         """ZREM from ``ce:timers``."""
         await self.client.zrem(TIMERS_KEY, member)
 
-    async def due_games(self, now_ms: int, limit: int, share: TimerShare = WHOLE) -> list[str]:
+    async def due_games(
+        self, until_ms: int, limit: int, share: TimerShare = WHOLE
+    ) -> list[tuple[str, int]]:
         """The share's groups' due indexes, read by one script per node, merged by due time."""
         keys = [due_key(group) for group in range(share.index, GROUPS, share.count)]
-        return await self._across.due(keys, now_ms, limit)
+        return await self._across.due(keys, until_ms, limit)
 
     async def claim_due(self, game_id: str, now_ms: int, lease_ms: int) -> bool:
         """One script: move the due time to the lease's end if it has come."""

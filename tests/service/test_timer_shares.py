@@ -85,14 +85,15 @@ def test_every_due_game_is_found_by_exactly_one_share(url: str) -> None:
             for index, game in enumerate(games):
                 await store.client.zadd(due_key(group_of(game)), {game: 1000 + index})
             whole = await store.due_games(10_000, len(games) + 1)
-            assert whole == games  # earliest first, across every group and node
+            # earliest first, with when, across every group and node
+            assert whole == [(game, 1000 + index) for index, game in enumerate(games)]
             found = [
                 await store.due_games(10_000, len(games) + 1, TimerShare(index, 3))
                 for index in range(3)
             ]
-            assert sorted(game for part in found for game in part) == sorted(games)
+            assert sorted(game for part in found for game, _ in part) == sorted(games)
             assert all(len(part) > len(games) / 5 for part in found)
-            assert await store.due_games(1000 + 9, 100) == games[:10]
+            assert [game for game, _ in await store.due_games(1000 + 9, 100)] == games[:10]
         finally:
             for game in games:
                 await store.drop_due(game)
@@ -138,7 +139,7 @@ def test_reads_stay_exact_while_a_slot_moves_between_masters() -> None:
                 listed,
                 target_nodes=source,
             )
-            assert await store.due_games(10, 10) == [game]
+            assert await store.due_games(10, 10) == [(game, 5)]
             assert await store.listed_before(["waiting"], None, 10) == [list_member(7, game)]
         finally:
             await client.aclose()
