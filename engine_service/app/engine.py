@@ -35,6 +35,7 @@ from engine_service.app.play import (
     seat_view,
     step,
 )
+from engine_service.app.recent import RecentSnapshots
 from engine_service.app.seats import authorize, new_token
 from engine_service.app.settle import Settled, due_slice, new_versions, settle
 from engine_service.codec.record import (
@@ -42,7 +43,12 @@ from engine_service.codec.record import (
     decode_record,
     encode_record,
 )
-from engine_service.core.errors import GameNotFound, MalformedRequest, VersionConflict
+from engine_service.core.errors import (
+    EngineError,
+    GameNotFound,
+    MalformedRequest,
+    VersionConflict,
+)
 from engine_service.core.protocol import GameSpec, Rules
 from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
 from engine_service.core.table import (
@@ -175,6 +181,7 @@ class Engine:
         self.slice_budget = slice_budget
         self._clock = clock
         self._work_clock = work_clock
+        self.recent = RecentSnapshots()
 
     @property
     def game_types(self) -> tuple[GameSpec[Any, Any, Any, Any], ...]:
@@ -341,20 +348,56 @@ class Engine:
         action_game: str,
         action: Any,
     ) -> SeatView:
-        """One load, check, apply and compare-and-set of :meth:`submit`."""
+        """One try of :meth:`submit`, on the snapshot this process last wrote or a fresh load.
+
+        The kept snapshot (:mod:`~.recent`) serves only a move made on its very version, and
+        only an answer that is a successful write is taken from it.
+        """
         request_key = f"{seat}:{request.request_id}"
+        kept = self.recent.at(game_id, expected_version)
+        if kept is not None:
+            try:
+                return await self._submit_on(
+                    kept, game_id, seat, token, request, action_game, action
+                )
+            except (EngineError, _LostRace):  # judged on a stale snapshot, perhaps: again
+                self.recent.forget(game_id)
         stored = await self.store.load(game_id, request_key)
+        if stored.replay is not None:
+            record = decode_record(stored.snapshot)
+            self._check_seat(self.registry[record.game_type], seat, "seat")
+            authorize(record, seat, token)
+            return await self._replayed_view(game_id, stored, request, seat)
+        return await self._submit_on(
+            stored, game_id, seat, token, request, action_game, action, expected_version
+        )
+
+    async def _submit_on(
+        self,
+        stored: StoredGame,
+        game_id: str,
+        seat: int,
+        token: str | None,
+        request: Request,
+        action_game: str,
+        action: Any,
+        expected_version: int | None = None,
+    ) -> SeatView:
+        """Check, apply and compare-and-set ``seat``'s action on ``stored``.
+
+        ``expected_version``, when it differs from the stored one, is the client's older
+        version: accepted if only changes ``seat`` may not see came since.
+        """
+        request_key = f"{seat}:{request.request_id}"
         record = decode_record(stored.snapshot)
         spec = self.registry[record.game_type]
         self._check_seat(spec, seat, "seat")
         authorize(record, seat, token)
-        if stored.replay is not None:
-            return await self._replayed_view(game_id, stored, request, seat)
         if action_game != record.game_type:
             raise MalformedRequest("action", f"this game is {record.game_type}, not {action_game}")
         check_can_act(record, seat)
         rules = spec.make_rules(record.config)
-        if expected_version != stored.version:
+        if expected_version is not None and expected_version != stored.version:
             await self._check_unseen_changes(
                 game_id, rules, record, seat, expected_version, stored.version
             )
@@ -473,6 +516,7 @@ class Engine:
             )
         except VersionConflict as conflict:
             raise _LostRace(conflict) from conflict
+        self.recent.wrote(game_id, settled.version, settled.snapshot)
 
     async def _retrying(self, attempt: Callable[[], Awaitable[T]]) -> T:
         """Run a write again when it lost a compare-and-set race, at most WRITE_ATTEMPTS times."""

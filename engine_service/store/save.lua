@@ -14,20 +14,18 @@
 -- The hash remembers which list index holds the game (l), its due entry (d) and when the
 -- keys' expiry was last set (x), so a move writes only what changed: most moves leave the
 -- indexes alone and set no expiry.
--- A lost race whose request already has a reply (an identical request won it) returns that
--- reply with the game as it is now, so the loser answers as the winner did.
-local stored = redis.call('HMGET', KEYS[1], 'v', 'l', 'd', 'x')
+-- A request that already has a reply (an identical request won a race, or the id is used
+-- again) writes nothing and returns that reply with the game as it is now, so the loser
+-- answers as the winner did (or the reuse is refused).
+local stored = redis.call('HMGET', KEYS[1], 'v', 'l', 'd', 'x', ARGV[6] == '' and 'v' or ARGV[6])
 local current = stored[1]
 if not current then
   return {'MISSING'}
 end
+if ARGV[6] ~= '' and stored[5] then
+  return {'REPLAYED', current, stored[5], redis.call('HGET', KEYS[1], 's')}
+end
 if current ~= ARGV[1] then
-  if ARGV[6] ~= '' then
-    local found = redis.call('HMGET', KEYS[1], ARGV[6], 's')
-    if found[1] then
-      return {'REPLAYED', current, found[1], found[2]}
-    end
-  end
   return {'CONFLICT', current}
 end
 local now = tonumber(ARGV[12])
