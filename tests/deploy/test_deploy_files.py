@@ -1,15 +1,19 @@
 """deploy/: every YAML parses, the Kubernetes manifests pass the Kubernetes schemas (offline,
 kubernetes-validate, strict: unknown fields fail), and the files agree with each other and
 with the service (ports, probes, the health-check module, non-root user, Redis AOF, the
-Redis password from one Secret on both sides, the NetworkPolicies, the bind-address flags).
+Redis password from one Secret on both sides, the NetworkPolicies, the bind-address flags,
+the replicas' spreading, drains and scale-down), and the Redis Cluster values for the Bitnami
+chart carry what the service needs.
 
-The image cannot be built here (no container registry to pull the base from); the compose
-file is checked with ``docker compose config`` only where a compose CLI is installed.
+The image cannot be built here (no container registry to pull the base from), nor the Redis
+Cluster chart rendered (no chart registry); the compose file is checked with ``docker compose
+config`` only where a compose CLI is installed.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import math
 import re
 import shutil
 import subprocess
@@ -294,3 +298,252 @@ def test_compose_file_passes_docker_compose_config() -> None:
         check=False,
     )
     assert finished.returncode == 0, finished.stderr
+
+
+# Replicas: the HPA sets the count, the PDB lets drains through, the pods spread out.
+
+HOSTNAME, ZONE = "kubernetes.io/hostname", "topology.kubernetes.io/zone"
+
+
+def engine_pod() -> dict[str, Any]:
+    pod: dict[str, Any] = of_kind("Deployment", "engine")["spec"]["template"]
+    return pod
+
+
+def hpa() -> dict[str, Any]:
+    spec: dict[str, Any] = of_kind("HorizontalPodAutoscaler", "engine")["spec"]
+    return spec
+
+
+def test_engine_replicas_spread_over_nodes_and_zones() -> None:
+    """Over nodes as a rule, over zones as a preference, each counting this Deployment's
+    pods of the current rollout only, on nodes that may take them."""
+    deployment = of_kind("Deployment", "engine")["spec"]
+    labels = engine_pod()["metadata"]["labels"]
+    constraints = {c["topologyKey"]: c for c in engine_pod()["spec"]["topologySpreadConstraints"]}
+    assert set(constraints) == {HOSTNAME, ZONE}
+    for constraint in constraints.values():
+        selector = constraint["labelSelector"]["matchLabels"]
+        assert selector.items() <= labels.items(), "the constraint would count no replica"
+        assert selector == deployment["selector"]["matchLabels"], "it must count these pods"
+        assert constraint["maxSkew"] == 1
+        # a rollout's old pods must not hold up its new ones
+        assert constraint["matchLabelKeys"] == ["pod-template-hash"]
+        # a cordoned node (a drain) with no replica left must not pin the minimum at 0
+        assert constraint["nodeTaintsPolicy"] == "Honor"
+    assert constraints[HOSTNAME]["whenUnsatisfiable"] == "DoNotSchedule"
+    # one zone, or nodes without the zone label, must still schedule
+    assert constraints[ZONE]["whenUnsatisfiable"] == "ScheduleAnyway"
+
+
+def test_the_hpa_alone_sets_the_replica_count() -> None:
+    """A count in the Deployment would be applied over the HPA's at every apply."""
+    assert "replicas" not in of_kind("Deployment", "engine")["spec"]
+    assert hpa()["minReplicas"] >= 2, "one node lost or drained would leave none serving"
+    assert hpa()["maxReplicas"] > hpa()["minReplicas"]
+
+
+def scaled(value: int | str, replicas: int) -> int:
+    """A PDB's count: an integer, or a percentage of the replicas rounded up."""
+    if isinstance(value, str) and value.endswith("%"):
+        return math.ceil(int(value[:-1]) * replicas / 100)
+    return int(value)
+
+
+def allowed_disruptions(budget: dict[str, Any], replicas: int) -> int:
+    """How many of ``replicas`` healthy pods a PodDisruptionBudget lets be evicted at once.
+
+    An empty value is unset (as the Bitnami chart's ``pdb`` values take it).
+    """
+    if budget.get("minAvailable", "") != "":
+        return max(0, replicas - scaled(budget["minAvailable"], replicas))
+    return max(0, scaled(budget["maxUnavailable"], replicas))
+
+
+def test_a_drain_can_always_proceed_and_leaves_most_replicas_serving() -> None:
+    budget = of_kind("PodDisruptionBudget", "engine")["spec"]
+    for replicas in range(hpa()["minReplicas"], hpa()["maxReplicas"] + 1):
+        allowed = allowed_disruptions(budget, replicas)
+        assert allowed >= 1, f"a drain would hang at {replicas} replicas"
+        # the rest carry the load meanwhile: never more than half at once
+        assert allowed <= replicas // 2, f"a drain could take {allowed} of {replicas} at once"
+    assert allowed_disruptions({"minAvailable": 1}, 2) == 1
+    assert allowed_disruptions({"maxUnavailable": "10%"}, 2) == 1
+    assert allowed_disruptions({"minAvailable": "100%"}, 2) == 0
+    # readiness follows Redis: with Redis down every replica is unready, and only this lets
+    # a drain evict them then
+    assert budget["unhealthyPodEvictionPolicy"] == "AlwaysAllow"
+    rolling = of_kind("Deployment", "engine")["spec"]["strategy"]["rollingUpdate"]
+    assert (rolling["maxUnavailable"], rolling["maxSurge"]) == (0, 1)
+
+
+def test_scale_down_waits_and_goes_one_drain_at_a_time() -> None:
+    """Each replica removed ends its WatchGame streams: not on a dip of load, and not faster
+    than one replica per drain."""
+    grace = engine_pod()["spec"]["terminationGracePeriodSeconds"]
+    down = hpa()["behavior"]["scaleDown"]
+    assert down["stabilizationWindowSeconds"] >= 120
+    assert down.get("selectPolicy", "Max") in {"Max", "Min", "Disabled"}
+    assert down["policies"]
+    for policy in down["policies"]:
+        assert (policy["type"], policy["value"]) == ("Pods", 1)
+        assert policy["periodSeconds"] >= grace, "the next drain would start before this ends"
+
+
+# The Redis Cluster for production: values for the Bitnami redis-cluster chart. The chart
+# cannot be downloaded here, so the values are checked for what they say, not rendered.
+
+CLUSTER_VALUES = DEPLOY / "redis-cluster" / "values.yaml"
+RELEASE = "redis-cluster"
+"""The Helm release deploy/README.md installs; the chart names its objects after it."""
+K8S_UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "k": 10**3, "M": 10**6}
+REDIS_UNITS = {"kb": 2**10, "mb": 2**20, "gb": 2**30, "k": 10**3, "m": 10**6, "g": 10**9}
+
+
+def cluster_values() -> dict[str, Any]:
+    (values,) = documents(CLUSTER_VALUES)
+    return values
+
+
+def redis_config(text: str) -> dict[str, str]:
+    """Directives of a redis.conf text; the last line of a directive wins, as in Redis."""
+    config: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            name, _, value = line.strip().partition(" ")
+            config[name.lower()] = value.strip()
+    return config
+
+
+def size_in_bytes(text: str, units: dict[str, int]) -> int:
+    """A Kubernetes quantity (``3Gi``) or a Redis memory size (``2gb``) in bytes."""
+    found = re.fullmatch(r"(\d+)([a-zA-Z]*)", str(text).strip())
+    assert found, text
+    number, unit = found.groups()
+    return int(number) * (units[unit if units is K8S_UNITS else unit.lower()] if unit else 1)
+
+
+def cluster_config() -> dict[str, str]:
+    return redis_config(cluster_values()["redis"]["configmap"])
+
+
+def test_redis_cluster_keeps_every_move_and_never_evicts() -> None:
+    values, config = cluster_values(), cluster_config()
+    assert values["redis"]["useAOFPersistence"] == "yes"  # the chart sets appendonly from it
+    assert config["appendonly"] == "yes"
+    assert config["appendfsync"] == flag_value(redis_container()["args"], "--appendfsync")
+    assert config["maxmemory-policy"] == "noeviction"
+    assert values["persistence"]["enabled"] is True
+
+
+def test_redis_cluster_fails_over_within_seconds() -> None:
+    """cluster-node-timeout: sooner than Redis's 15 s default, not so soon that a pause of a
+    healthy node (a fork, a disk stall) is taken for a failure."""
+    timeout = int(cluster_config()["cluster-node-timeout"])
+    assert 1000 <= timeout <= 15000
+    resources = cluster_values()["redis"]["resources"]
+    # throttling stalls Redis, and a stall past the node timeout fails it over
+    assert "cpu" not in resources.get("limits", {})
+
+
+def test_redis_cluster_has_a_replica_per_master_on_separate_nodes() -> None:
+    cluster = cluster_values()["cluster"]
+    replicas = cluster["replicas"]
+    assert replicas >= 1
+    assert cluster["nodes"] % (replicas + 1) == 0
+    assert cluster["nodes"] // (replicas + 1) >= 3, "a cluster needs 3 masters to fail over"
+    redis = cluster_values()["redis"]
+    assert redis["podAntiAffinityPreset"] == "hard", "a master and its replica on one node"
+    (zones,) = redis["topologySpreadConstraints"]
+    assert (zones["topologyKey"], zones["whenUnsatisfiable"]) == (ZONE, "ScheduleAnyway")
+    assert zones["labelSelector"]["matchLabels"] == {
+        "app.kubernetes.io/name": "redis-cluster",
+        "app.kubernetes.io/instance": RELEASE,
+    }
+    pdb = cluster_values()["pdb"]
+    assert pdb["create"] is True
+    assert 1 <= allowed_disruptions(pdb, cluster["nodes"]) < replicas + 1
+
+
+def test_redis_cluster_memory_and_volume_fit_maxmemory() -> None:
+    """maxmemory under the memory limit with room for the fork of an AOF rewrite and the
+    buffers; a volume for the append-only file as it grows and is rewritten."""
+    resources = cluster_values()["redis"]["resources"]
+    limit = size_in_bytes(resources["limits"]["memory"], K8S_UNITS)
+    assert size_in_bytes(resources["requests"]["memory"], K8S_UNITS) == limit
+    maxmemory = size_in_bytes(cluster_config()["maxmemory"], REDIS_UNITS)
+    assert 0 < maxmemory <= limit * 3 // 4
+    assert size_in_bytes(cluster_values()["persistence"]["size"], K8S_UNITS) >= 3 * maxmemory
+    assert size_in_bytes("2gb", REDIS_UNITS) == size_in_bytes("2Gi", K8S_UNITS)
+
+
+def test_redis_cluster_password_comes_from_the_engines_secret() -> None:
+    values = cluster_values()
+    assert values["usePassword"] is True
+    secret, key = secret_refs(engine_container())["REDIS_PASSWORD"]
+    assert (values["existingSecret"], values["existingSecretPasswordKey"]) == (secret, key)
+    assert not values.get("password"), "no password in the repository"
+    assert not values.get("global", {}).get("redis", {}).get("password")
+
+
+def test_redis_cluster_lets_in_only_the_engine() -> None:
+    policy = cluster_values()["networkPolicy"]
+    assert policy["enabled"] is True
+    assert policy["allowExternal"] is False  # else any pod may connect
+    labels = engine_pod()["metadata"]["labels"]
+    (rule,) = policy["extraIngress"]
+    assert rule["ports"] == [{"port": REDIS_PORT}]
+    (source,) = rule["from"]
+    assert set(source) == {"podSelector"}
+    assert source["podSelector"]["matchLabels"].items() <= labels.items()
+
+
+def test_redis_cluster_image_is_pinned_and_patched() -> None:
+    """Bitnami's versioned images moved to bitnamilegacy (no fixes) in 2025: pin one that is
+    kept patched, of the Redis that deploy/k8s/redis.yaml runs."""
+    values = cluster_values()
+    image = values["image"]
+    assert image["tag"] and image["tag"] != "latest"
+    assert not image["repository"].startswith("bitnamilegacy/")
+    assert not (image["registry"] == "docker.io" and image["repository"].startswith("bitnami/"))
+    (version,) = re.findall(r"^redis:(\d+\.\d+)", redis_container()["image"])
+    assert image["tag"].startswith(version)
+    # the chart refuses an image outside Bitnami's registries unless told
+    assert values["global"]["security"]["allowInsecureImages"] is True
+
+
+def readme_section(title: str) -> str:
+    text = (DEPLOY / "README.md").read_text()
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else len(text)]
+
+
+def test_the_engine_url_in_the_readme_names_the_cluster() -> None:
+    """The REDIS_URL deploy/README.md gives for the cluster is one the service accepts, set
+    on the engine's container after REDIS_PASSWORD, and seeds from the chart's pods."""
+    from engine_service.store.connect import parse_target
+    from engine_service.store.redis_feed import BLOCK_MILLISECONDS
+
+    section = readme_section("Redis Cluster in production")
+    assert f"helm install {RELEASE} " in section
+    (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", section, re.DOTALL) if "patches" in b]
+    (patch,) = yaml.safe_load(block)["patches"]
+    assert patch["target"] == {"kind": "Deployment", "name": "engine"}
+    (container,) = yaml.safe_load(patch["patch"])["spec"]["template"]["spec"]["containers"]
+    assert container["name"] == engine_container()["name"]
+    (variable,) = container["env"]
+    assert variable["name"] == "REDIS_URL"  # replaced in place: after REDIS_PASSWORD still
+    target = parse_target(variable["value"])
+    assert target.kind == "cluster"
+    assert target.options["password"] == "$(REDIS_PASSWORD)"
+    pods = {
+        f"{RELEASE}-{i}.{RELEASE}-headless" for i in range(cluster_values()["cluster"]["nodes"])
+    }
+    assert target.nodes
+    for host, port in target.nodes:
+        assert host in pods
+        assert port == REDIS_PORT
+    # a silent node is given up on, but not the feed's blocked XREAD
+    assert target.options["socket_timeout"] > BLOCK_MILLISECONDS / 1000
+    assert target.options["socket_connect_timeout"] > 0
