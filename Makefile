@@ -27,7 +27,7 @@ TOURNAMENT_SECONDS ?= 5400
 COMPILED_SRC := $(shell find engine_service/core engine_service/games engine_service/bots engine_service/codec -name '*.py' | sort) build_compiled.py
 COMPILED_STAMP := $(VENV)/.compiled
 
-.PHONY: help setup lock test-deep compiled system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load faults golden tournament clean
+.PHONY: help setup lock test-deep compiled system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load faults golden tournament capacity clean
 
 # Descriptions may name variables, e.g. $(ADDRESS): sed replaces each with its value here.
 help: ## list the targets
@@ -214,6 +214,18 @@ bench: setup $(BENCH_STAMP) ## figures beside their floors into results/ (QUICK=
 
 tournament: setup $(BENCH_STAMP) ## duplicate bot tournaments, Hearts against OpenSpiel's ISMCTS, goals into results/tournament.md (QUICK=1: a few hands; at most $(TOURNAMENT_SECONDS) s)
 	$(PY) -m bench.tournament $(BENCH_ARGS) --seconds $(TOURNAMENT_SECONDS)
+
+# A baseline commit is checked out into its own worktree and run from its sources, so each
+# figure stands beside the same figure of that commit, measured in the same run.
+BASELINE ?=
+BASELINE_TREE := var/baseline
+capacity: setup $(BENCH_STAMP) ## Redis Cluster spread at 3/6/12/24 masters, a master added and drained under load, hot keys, the timer loops' cost, and docs/capacity.md (BASELINE=<commit> measures it too; QUICK=1)
+	$(PY) -m bench.spread $(BENCH_ARGS)
+	@if [ -n "$(BASELINE)" ]; then rm -rf $(BASELINE_TREE); git worktree prune; \
+	  git worktree add --detach $(BASELINE_TREE) $(BASELINE); fi
+	$(PY) -m bench.timer_share $(BENCH_ARGS) $(if $(BASELINE),--baseline-tree $(BASELINE_TREE))
+	$(PY) -m bench.capacity $(BENCH_ARGS) $(if $(BASELINE),--baseline-tree $(BASELINE_TREE))
+	@if [ -n "$(BASELINE)" ]; then git worktree remove --force $(BASELINE_TREE); fi
 
 load: setup ## load test: many clients play whole games, then every stored game is checked
 	$(PY) -m bench.load $(BENCH_ARGS)

@@ -4,19 +4,24 @@ Checked per game: the version is the log length plus one; every logged entry was
 it was made (a move by the rules, a table change by the table rules); replaying the log from
 the stored origin record (``o``, the game as created) with each entry's own time gives
 exactly the stored snapshot bytes, clocks and table changes included; a game a client saw
-finish has an outcome; and the event stream (what watchers read) has one entry per version it
-still keeps, ending at the stored version, each carrying the log entry of that version. Works
-for every registered game through the generic ``Rules`` calls and the codec.
+finish has an outcome; no game a client saw is missing or stored at a lower version than a
+reply showed (a lost acknowledged write); and the event stream (what watchers read) has one
+entry per version it still keeps, ending at the stored version, each carrying the log entry
+of that version. Works for every registered game through the generic ``Rules`` calls and the
+codec.
 
 The replay goes through :func:`engine_service.app.play.step`, the one function the engine
 itself moves a game on with (and ``Engine.state_at`` replays with), so this check cannot
 drift from how games are played. Reads with a plain (synchronous) redis-py client, the
-game's hash, log and event stream in one transaction, so they match.
+game's hash, log and event stream in one transaction, so they match. On a Redis Cluster it
+takes a client of every master and checks each game on the master that holds it (a game's
+keys share one hash tag, so one slot, so one master).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, TypeAlias
 
 import redis
 
@@ -35,12 +40,21 @@ from engine_service.store.keys import (
     version_of_stream_id,
 )
 
-GAME_KEYS = "ce:{s*}:*:game"
-"""Every game hash (:func:`game_key`): ``ce:{sNN}:<id>:game``."""
+GAME_KEYS = "ce:*:game"
+"""A ``SCAN`` pattern wide enough for every game hash under any hash tag (``{sNN}`` or
+``{g...}``): :func:`game_key` then decides which keys are this schema's game hashes."""
+Servers: TypeAlias = "redis.Redis | Sequence[redis.Redis]"
+"""One Redis, or every master of a cluster (a client each)."""
 
 
-def check_game(client: redis.Redis, game_id: str, finished: bool = False) -> list[str]:
-    """What is wrong with one stored game; empty when it is consistent."""
+def check_game(
+    client: redis.Redis, game_id: str, finished: bool = False, acknowledged: int = 0
+) -> list[str]:
+    """What is wrong with one stored game; empty when it is consistent.
+
+    ``acknowledged``: the highest version a reply showed a client; a lower stored version
+    means an acknowledged write was lost.
+    """
     with client.pipeline(transaction=True) as pipe:
         pipe.hmget(game_key(game_id), ["v", "s", "o"])
         pipe.lrange(log_key(game_id), 0, -1)
@@ -53,6 +67,8 @@ def check_game(client: redis.Redis, game_id: str, finished: bool = False) -> lis
     spec = REGISTRY[stored.game_type]
     rules = spec.make_rules(stored.config)
     problems = []
+    if version < acknowledged:
+        problems.append(f"stored version {version} but a reply showed {acknowledged}")
     if version != len(entries) + 1:
         problems.append(f"version {version} but {len(entries)} log entries")
     problems += _stream_problems(version, entries, stream)
@@ -98,26 +114,41 @@ def _stream_problems(
     return []
 
 
-def stored_game_ids(client: redis.Redis) -> list[str]:
-    """The id of every game stored in this Redis.
+def _stored(servers: Servers) -> Iterator[tuple[redis.Redis, str]]:
+    """Each stored game's id with the server holding it.
 
     The id is the third part of the key; a key the schema would not have made for that id
     (:func:`game_key` is the one source of the layout) is not a game hash and is skipped.
     """
-    found = []
-    for raw in client.scan_iter(GAME_KEYS):
-        key = raw.decode()
-        parts = key.split(":")
-        if len(parts) == 4 and game_key(parts[2]) == key:
-            found.append(parts[2])
-    return found
+    for client in [servers] if isinstance(servers, redis.Redis) else servers:
+        for raw in client.scan_iter(GAME_KEYS, count=1000):
+            key = raw.decode()
+            parts = key.split(":")
+            if len(parts) == 4 and game_key(parts[2]) == key:
+                yield client, parts[2]
 
 
-def check_all(client: redis.Redis, finished: set[str]) -> dict[str, list[str]]:
-    """Problems by game id, over every stored game; only inconsistent games appear."""
+def stored_game_ids(servers: Servers) -> list[str]:
+    """The id of every game stored in this Redis (or on these masters)."""
+    return [game_id for _, game_id in _stored(servers)]
+
+
+def check_all(
+    servers: Servers, finished: set[str], acknowledged: Mapping[str, int] | None = None
+) -> dict[str, list[str]]:
+    """Problems by game id, over every stored game; only inconsistent games appear.
+
+    ``finished``: games a client saw finish; ``acknowledged``: the highest version of each
+    game replies showed. Either kind of game missing from the store is a problem too.
+    """
+    acknowledged = acknowledged or {}
     report = {}
-    for game_id in stored_game_ids(client):
-        problems = check_game(client, game_id, game_id in finished)
+    seen = set()
+    for client, game_id in _stored(servers):
+        seen.add(game_id)
+        problems = check_game(client, game_id, game_id in finished, acknowledged.get(game_id, 0))
         if problems:
             report[game_id] = problems
+    for game_id in (finished | acknowledged.keys()) - seen:
+        report[game_id] = ["a client saw it but it is not stored"]
     return report

@@ -60,6 +60,11 @@ class Tally:
     games: list[str] = field(default_factory=list)
     finished: set[str] = field(default_factory=set)
     repeats_mismatched: int = 0
+    acknowledged: dict[str, int] = field(default_factory=dict)
+    """The highest version of each game a reply showed: what the store must still hold."""
+    failures: list[tuple[float, str, str]] = field(default_factory=list)
+    """(``time.perf_counter()`` at the reply, RPC, status code) of every failed call, so a
+    caller can tell when failures came (during a cluster change, say), not only how many."""
 
     async def call(self, name: str, method: Any, request: Any, metadata: Metadata = ()) -> Any:
         """Call, time and count; returns the reply, or None on a failed status."""
@@ -68,10 +73,15 @@ class Tally:
             reply = await method(request, metadata=metadata)
         except grpc.aio.AioRpcError as error:
             self.codes[name][error.code().name] += 1
+            self.failures.append((time.perf_counter(), name, error.code().name))
             return None
         self.latencies_ms[name].append((time.perf_counter() - started) * 1000)
         self.codes[name]["OK"] += 1
         return reply
+
+    def saw(self, game_id: str, version: int) -> None:
+        """A reply showed ``version`` of the game: a lost write would later show less."""
+        self.acknowledged[game_id] = max(version, self.acknowledged.get(game_id, 0))
 
 
 async def _act(
@@ -91,6 +101,8 @@ async def _act(
         action=random_legal(view, rng),
     )
     first = await tally.call("SubmitAction", stub.SubmitAction, request, md)
+    if first is not None:
+        tally.saw(game_id, first.view.version)
     if first is not None and rng.randrange(REPEAT_EVERY) == 0:
         again = await tally.call("SubmitAction (repeat)", stub.SubmitAction, request, md)
         if again is not None and again.view.version != first.view.version:
@@ -109,12 +121,14 @@ async def play_game(tally: Tally, stub: Any, seed: int, deadline: float) -> None
         return
     game_id = created.game_id
     tally.games.append(game_id)
+    tally.saw(game_id, created.view.version)
     tokens = {t.seat: token_metadata(t.token) for t in created.seat_tokens}
     while time.perf_counter() < deadline:
         spectator = api.GetGameViewRequest(game_id=game_id)
         reply = await tally.call("GetGameView", stub.GetGameView, spectator)
         if reply is None:
             return
+        tally.saw(game_id, reply.view.version)
         if reply.view.status == game_pb2.GAME_STATUS_FINISHED:
             tally.finished.add(game_id)
             return
@@ -122,9 +136,15 @@ async def play_game(tally: Tally, stub: Any, seed: int, deadline: float) -> None
         await asyncio.gather(*(_act(tally, stub, game_id, s, tokens[s], rng) for s in humans))
 
 
-async def generate(address: str, clients: int, games: int, seconds: float) -> tuple[Tally, float]:
-    """``clients`` concurrent players share ``games`` games; bounded by ``seconds``."""
-    tally = Tally()
+async def generate(
+    address: str, clients: int, games: int, seconds: float, tally: Tally | None = None
+) -> tuple[Tally, float]:
+    """``clients`` concurrent players share ``games`` games; bounded by ``seconds``.
+
+    ``tally``: where to count (a new one by default); a caller that may cancel the load
+    passes its own, which keeps what was counted until then.
+    """
+    tally = Tally() if tally is None else tally
     seeds = iter(range(1, games + 1))
     stubs, channels = open_stubs(address, min(clients, 16))
     deadline = time.perf_counter() + seconds
@@ -225,7 +245,7 @@ def main() -> None:
     with _target(args.address, args.redis_url, args.processes) as (address, url):
         tally, elapsed = asyncio.run(generate(address, clients, games, seconds))
         with contextlib.closing(redis.Redis.from_url(url)) as client:
-            problems = check_all(client, tally.finished)
+            problems = check_all(client, tally.finished, tally.acknowledged)
     summary = summarize(tally, elapsed, problems)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "load.json").write_text(json.dumps(summary, indent=2) + "\n")

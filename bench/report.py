@@ -172,7 +172,7 @@ def _ceiling(single: dict[str, Any], run: dict[str, Any]) -> float:
     total = run["cpu_us_per_call"] + others
     if not cores or not total or not single["throughput"]:
         return math.nan
-    return cores * 1e6 / total / single["throughput"]
+    return float(cores * 1e6 / total / single["throughput"])
 
 
 def _load(load: list[float] | None) -> str:
@@ -495,7 +495,8 @@ def _pair(index: int) -> tuple[Any, Any]:
     """The dark and light colour of pair ``index`` (matplotlib's tab20 comes in pairs)."""
     import matplotlib.pyplot as plt
 
-    colours = plt.get_cmap("tab20").colors
+    cmap: Any = plt.get_cmap("tab20")  # a ListedColormap, whose stubs say only Colormap
+    colours = cmap.colors
     return colours[(2 * index) % 20], colours[(2 * index + 1) % 20]
 
 

@@ -20,6 +20,7 @@ from typing import IO
 
 import grpc
 
+from engine_service import PURE_ENV
 from engine_service.devtools.local import free_port
 
 STARTUP_SECONDS = 20.0
@@ -82,16 +83,34 @@ def _wait_ready(
         time.sleep(0.1)
 
 
+def tree_environment(tree: Path) -> dict[str, str]:
+    """The environment in which ``python -m engine_service`` runs ``tree``'s engine, from source.
+
+    ``tree`` is another checkout (a git worktree of an older commit, say): its folder and its
+    generated stubs go first on ``PYTHONPATH``, ahead of this repository's editable install,
+    and ``CARDENGINE_PURE=1`` loads every module from its source, so the tree needs no build.
+    Nothing is written into the tree (no bytecode caches).
+    """
+    paths = [str(tree), str(tree / "clients" / "python"), os.environ.get("PYTHONPATH", "")]
+    pythonpath = os.pathsep.join(filter(None, paths))
+    return {**os.environ, "PYTHONPATH": pythonpath, PURE_ENV: "1", "PYTHONDONTWRITEBYTECODE": "1"}
+
+
 @contextlib.contextmanager
-def _processes(commands: list[list[str]], address: str, serving: int = 0) -> Iterator[str]:
+def _processes(
+    commands: list[list[str]], address: str, serving: int = 0, tree: Path | None = None
+) -> Iterator[str]:
     """Start the commands; their logs (one JSON line per RPC, as in production) go to a file.
 
     Ready once ``serving`` processes have logged that they serve (a group's children bind
-    one after another; the first to bind answers already).
+    one after another; the first to bind answers already). With ``tree`` they run in that
+    checkout, from its sources (:func:`tree_environment`); otherwise in this repository.
     """
+    env = tree_environment(tree) if tree else None
     with tempfile.TemporaryFile() as log:
         processes = [
-            subprocess.Popen(command, stdout=log, stderr=log, cwd=ROOT) for command in commands
+            subprocess.Popen(command, stdout=log, stderr=log, cwd=tree or ROOT, env=env)
+            for command in commands
         ]
         try:
             try:
@@ -111,12 +130,14 @@ def _processes(commands: list[list[str]], address: str, serving: int = 0) -> Ite
 
 
 def engine_servers(
-    redis_url: str, processes: int = 1, *extra: str
+    redis_url: str, processes: int = 1, *extra: str, tree: Path | None = None
 ) -> contextlib.AbstractContextManager[str]:
     """``processes`` engine servers on one loopback address, one group; yields the address.
 
     Without the metrics exporter and its interceptor: the floor server has neither. ``extra``
-    are further command-line flags (settings).
+    are further command-line flags (settings). With ``tree``, the engine of that checkout,
+    loaded from its sources (:func:`tree_environment`): to measure an older commit beside
+    this one in the same run.
     """
     address = f"127.0.0.1:{free_port()}"
     command = [
@@ -130,7 +151,7 @@ def engine_servers(
         f"--processes={processes}",
         *extra,
     ]
-    return _processes([command], address, serving=processes)
+    return _processes([command], address, serving=processes, tree=tree)
 
 
 def floor_server(redis_url: str) -> contextlib.AbstractContextManager[str]:

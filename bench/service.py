@@ -32,21 +32,33 @@ WARMUP_SECONDS = 0.3
 ROUNDS = 3
 """Engine and floor take turns this many times per level, so both meet the same machine."""
 GameMaker = Callable[[Any, int], Awaitable[list[Game]]]
+Probe = Callable[[], contextlib.AbstractContextManager[object]]
+"""Opens a measurement around the timed part of a run only (not game creation or warm-up)."""
 
 
 async def timed_run(
-    address: str, scripts: Sequence[Script], in_flight: int, seconds: float, make: GameMaker
+    address: str,
+    scripts: Sequence[Script],
+    in_flight: int,
+    seconds: float,
+    make: GameMaker,
+    probe: Probe | None = None,
 ) -> RunResult:
-    """One warmed-up run of ``in_flight`` callers against ``address``."""
+    """One warmed-up run of ``in_flight`` callers against ``address``.
+
+    ``probe``, when given, is open during the timed replay alone, so what it measures (Redis's
+    CPU and commands, say) belongs to the SubmitAction calls counted and nothing else.
+    """
     stubs, channels = open_stubs(address)
     try:
         cap = int(RATE_CEILING * seconds)
         warm = await make(stubs[0], 2 * in_flight)
         games = await make(stubs[0], pool_size(scripts, in_flight, cap))
         await replay(stubs, warm, in_flight, WARMUP_SECONDS, cap)
-        cpu_before = cpu_seconds(address)
-        result = await replay(stubs, games, in_flight, seconds, cap)
-        result.server_cpu_seconds = cpu_seconds(address) - cpu_before
+        with probe() if probe else contextlib.nullcontext():
+            cpu_before = cpu_seconds(address)
+            result = await replay(stubs, games, in_flight, seconds, cap)
+            result.server_cpu_seconds = cpu_seconds(address) - cpu_before
         return result
     finally:
         for channel in channels:
@@ -72,13 +84,18 @@ def on_floor(store: redis.Redis, scripts: Sequence[Script]) -> GameMaker:
 
 
 def take_turns(
-    sides: Sequence[tuple[str, GameMaker]], scripts: Sequence[Script], level: int, seconds: float
+    sides: Sequence[tuple[str, GameMaker]],
+    scripts: Sequence[Script],
+    level: int,
+    seconds: float,
+    probes: Sequence[Probe] | None = None,
 ) -> tuple[list[RunResult], list[list[RunResult]]]:
     """Each side's pooled runs at ``level`` in flight, the sides taking turns; and each round's.
 
     Each side runs ``ROUNDS`` times for a share of ``seconds``, in forward then reverse order,
     so a burst of other work on a shared machine lands on every side rather than on one. The
     rounds (per round, one run per side) show how far the figures spread between turns.
+    ``probes``, one per side, measure each side's timed replays (:func:`timed_run`).
     """
     pooled = [RunResult(level, 0.0) for _ in sides]
     rounds = []
@@ -87,7 +104,9 @@ def take_turns(
         runs: dict[int, RunResult] = {}
         for index in order:
             address, make = sides[index]
-            runs[index] = asyncio.run(timed_run(address, scripts, level, seconds / ROUNDS, make))
+            probe = probes[index] if probes else None
+            timed = timed_run(address, scripts, level, seconds / ROUNDS, make, probe)
+            runs[index] = asyncio.run(timed)
         rounds.append([runs[index] for index in range(len(sides))])
         for side, run in zip(pooled, rounds[-1], strict=True):
             side.add(run)

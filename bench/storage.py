@@ -11,6 +11,7 @@ log and its event stream (one entry per version, what watchers read).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import statistics
 from collections.abc import AsyncIterator
@@ -31,7 +32,7 @@ WHOLE_GAME_CAP = 3000
 """Most actions of the one game followed from start to end (a bound on the part's time)."""
 
 
-async def _play(engine: Engine, game: str, seed: int, stop_after: int) -> AsyncIterator[str]:
+async def play(engine: Engine, game: str, seed: int, stop_after: int) -> AsyncIterator[str]:
     """Play a seeded random all-human game for up to ``stop_after`` actions.
 
     Yields the game's id after every action.
@@ -58,24 +59,33 @@ def _memory(client: redis.Redis, pattern: str) -> int:
     return sum(int(client.memory_usage(key) or 0) for key in client.scan_iter(pattern))
 
 
+@contextlib.asynccontextmanager
+async def local_engine(redis_url: str) -> AsyncIterator[Engine]:
+    """The engine's use cases in this process over ``redis_url``: games at the rules' speed.
+
+    The store is the service's own, so what it writes is what the service would write.
+    """
+    store = aioredis.Redis.from_url(redis_url)
+    try:
+        yield Engine(RedisGameStore(store, TTL_SECONDS))
+    finally:
+        await store.aclose()
+
+
 async def _populate(
     client: redis.Redis, redis_url: str, game: str, games: int
 ) -> tuple[list[int], int]:
     """Snapshot sizes over one whole game; then ``games`` live games (and the memory before)."""
-    store = aioredis.Redis.from_url(redis_url)
-    try:
-        engine = Engine(RedisGameStore(store, TTL_SECONDS))
-        played = _play(engine, game, 0, WHOLE_GAME_CAP)
+    async with local_engine(redis_url) as engine:
+        played = play(engine, game, 0, WHOLE_GAME_CAP)
         whole = [int(client.hstrlen(game_key(g), "s")) async for g in played]
         client.flushdb()
         before = int(client.info("memory")["used_memory"])
         rng = random.Random(1)
         for seed in range(1, games + 1):
-            async for _ in _play(engine, game, seed, rng.randrange(len(whole))):
+            async for _ in play(engine, game, seed, rng.randrange(len(whole))):
                 pass
         return whole, before
-    finally:
-        await store.aclose()
 
 
 def storage(redis_url: str, game: str, games: int) -> dict[str, Any]:
