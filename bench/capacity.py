@@ -733,7 +733,7 @@ def run(plan: Plan, out: Path, doc: Path, baseline: Path | None) -> dict[str, An
     figures["validation"] = timed("validation", lambda: validate(scripts, measured, plan))
     if baseline is not None:
         figures["baseline"] = {
-            "tree": str(baseline),
+            "tree": _described(baseline),
             "rows": timed("baseline", lambda: against_baseline(baseline, scripts, plan)),
         }
     figures["elapsed_seconds"] = round(time.perf_counter() - started, 1)
@@ -743,6 +743,17 @@ def run(plan: Plan, out: Path, doc: Path, baseline: Path | None) -> dict[str, An
     doc.parent.mkdir(parents=True, exist_ok=True)
     doc.write_text(text)
     return figures
+
+
+def _described(tree: Path) -> str:
+    """A checkout named by its commit (the folder itself is gone once the run ends)."""
+    found = subprocess.run(
+        ["git", "-C", str(tree), "log", "-1", "--format=%h %s"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return f"commit {found.stdout.strip()}" if found.returncode == 0 else str(tree)
 
 
 def main() -> None:
