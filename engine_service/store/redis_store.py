@@ -93,8 +93,8 @@ end
 """KEYS: the timer loops' set; ARGV: this loop's name, how long its place lasts (ms). Drops
 the lapsed, renews this one, and returns its rank among the names and their number."""
 EXPIRY_REFRESH: Final = 100
-"""A write sets its game's expiry again once 1/100 of the TTL has passed since the last time
-(not on every move: three EXPIREs per move were a fifth of Redis's work on it)."""
+"""A write sets its game's expiry again once 1/100 of the TTL has passed since the last time,
+not on every move (three EXPIREs per move renewed an expiry that lay days ahead)."""
 DEFAULT_EVENT_RETENTION: Final = 10_000
 """Versions of events kept per game: a whole Hearts game or a long Guandan match."""
 _SUMMARY_FIELDS: Final = ["v", "s", "t", "n"]
