@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from engine_service.devtools.local import redis_cluster
+from engine_service.devtools.local import redis_cluster, redis_server
 from engine_service.store.keys import (
     GROUPS,
     due_key,
@@ -33,12 +33,11 @@ TTL = 60
 
 
 @pytest.fixture(scope="module", params=["single", "cluster"])
-def url(request: pytest.FixtureRequest, redis_url: str) -> Iterator[str]:
-    if request.param == "single":
-        yield redis_url
-        return
-    with redis_cluster(masters=3, replicas=0) as cluster_url:
-        yield cluster_url
+def url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A Redis of this module's own: the session's has the session server's timer loop."""
+    backend = redis_server() if request.param == "single" else redis_cluster(3, replicas=0)
+    with backend as own_url:
+        yield own_url
 
 
 def groups_of(share: TimerShare) -> set[int]:
