@@ -353,7 +353,6 @@ class Engine:
         The kept snapshot (:mod:`~.recent`) serves only a move made on its very version, and
         only an answer that is a successful write is taken from it.
         """
-        request_key = f"{seat}:{request.request_id}"
         kept = self.recent.at(game_id, expected_version)
         if kept is not None:
             try:
@@ -362,12 +361,7 @@ class Engine:
                 )
             except (EngineError, _LostRace):  # judged on a stale snapshot, perhaps: again
                 self.recent.forget(game_id)
-        stored = await self.store.load(game_id, request_key)
-        if stored.replay is not None:
-            record = decode_record(stored.snapshot)
-            self._check_seat(self.registry[record.game_type], seat, "seat")
-            authorize(record, seat, token)
-            return await self._replayed_view(game_id, stored, request, seat)
+        stored = await self.store.load(game_id, f"{seat}:{request.request_id}")
         return await self._submit_on(
             stored, game_id, seat, token, request, action_game, action, expected_version
         )
@@ -385,6 +379,7 @@ class Engine:
     ) -> SeatView:
         """Check, apply and compare-and-set ``seat``'s action on ``stored``.
 
+        When ``stored`` carries the request's remembered reply, that is the answer.
         ``expected_version``, when it differs from the stored one, is the client's older
         version: accepted if only changes ``seat`` may not see came since.
         """
@@ -393,6 +388,8 @@ class Engine:
         spec = self.registry[record.game_type]
         self._check_seat(spec, seat, "seat")
         authorize(record, seat, token)
+        if stored.replay is not None:
+            return await self._replayed_view(game_id, stored, request, seat)
         if action_game != record.game_type:
             raise MalformedRequest("action", f"this game is {record.game_type}, not {action_game}")
         check_can_act(record, seat)

@@ -100,8 +100,8 @@ async def run_timers(
                     elapsed = time.perf_counter() - started
                     await _rest(stop, elapsed * (1 / settings.share - 1))
             elif time.monotonic() >= look_at:
-                full = await _look(engine, shares, plan, settings, classify, outage)
-                look_at = time.monotonic() + (0.0 if full else settings.interval_seconds)
+                covered = await _look(engine, shares, plan, settings, classify, outage)
+                look_at = time.monotonic() + max(0.0, (covered - engine.now_ms()) / 1000)
             else:
                 wait = min(look_at - time.monotonic(), plan.seconds_until_next(engine.now_ms()))
                 await _rest(stop, wait)
@@ -116,8 +116,12 @@ async def _look(
     settings: TimerSettings,
     classify: Classify,
     outage: OutageLog,
-) -> bool:
-    """Plan this loop's share of the games due before the next look; whether it was full."""
+) -> int:
+    """Plan this loop's share of the games due before the next look.
+
+    Returns up to when (ms) the look found every due game: the interval ahead, or, when it
+    found as many as it reads at once, the last one's due time (the next look starts there).
+    """
     until = engine.now_ms() + int(settings.interval_seconds * 1000)
     try:
         share = await shares.current()
@@ -125,10 +129,10 @@ async def _look(
         outage.succeeded()
     except Exception as error:  # try again at the next look
         _failed(error, classify, outage, "timer loop could not read the due index", {})
-        return False
+        return until
     for game_id, due_ms in due:
         plan.add(game_id, due_ms)
-    return len(due) == DUE_PER_ROUND
+    return due[-1][1] if len(due) == DUE_PER_ROUND else until
 
 
 class _Plan:
