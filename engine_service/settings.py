@@ -32,7 +32,10 @@ class Settings:
         event_retention: versions of events kept per game for watchers to catch up from; a
             watch from an older version is told to reload the view.
         watch_idle_seconds: a watch stream with nothing to send gets a heartbeat this often.
-        watcher_queue_limit: versions buffered per watcher; one further behind is cut off.
+        watcher_queue_limit: versions buffered per watcher; one further behind gets the
+            versions it missed merged into one update.
+        watcher_stall_seconds: how long a WatchGame message may wait for the client to take
+            it (HTTP/2 flow control) before the stream is cut off with WATCHER_TOO_SLOW.
         grace_seconds: how long in-flight calls may finish after SIGTERM or Ctrl-C; a call
             still running near its end is refused before it writes, and the process exits
             within it (:mod:`engine_service.api.drain`).
@@ -98,6 +101,7 @@ class Settings:
     event_retention: int = 10_000
     watch_idle_seconds: float = 15.0
     watcher_queue_limit: int = 1024
+    watcher_stall_seconds: float = 30.0
     grace_seconds: float = 10.0
     health_interval_seconds: float = 1.0
     allow_volatile_redis: bool = False
@@ -211,9 +215,17 @@ def parse_settings(
         "--watcher-queue-limit",
         type=int,
         default=int(env("ENGINE_WATCHER_QUEUE", base.watcher_queue_limit)),
-        help="versions buffered per watcher; a watcher further behind is cut off with "
-        f"RESOURCE_EXHAUSTED (environment ENGINE_WATCHER_QUEUE; default "
+        help="versions buffered per watcher; a watcher further behind gets what it missed "
+        "merged into one update (environment ENGINE_WATCHER_QUEUE; default "
         f"{base.watcher_queue_limit})",
+    )
+    parser.add_argument(
+        "--watcher-stall-seconds",
+        type=float,
+        default=float(env("ENGINE_WATCHER_STALL", base.watcher_stall_seconds)),
+        help="a WatchGame stream whose client takes no message for this long is cut off "
+        "with RESOURCE_EXHAUSTED WATCHER_TOO_SLOW (environment ENGINE_WATCHER_STALL; "
+        f"default {base.watcher_stall_seconds})",
     )
     parser.add_argument(
         "--grace-seconds",

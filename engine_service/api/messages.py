@@ -274,8 +274,10 @@ def page_start(
 
 
 def encode_update(update: Update, language: str = ENGLISH) -> engine_service_pb2.WatchGameResponse:
-    """One version of a watched game."""
-    message = engine_service_pb2.GameUpdate(version=update.version, events=update.events)
+    """One version of a watched game (or several merged, for a watcher far behind)."""
+    message = engine_service_pb2.GameUpdate(
+        version=update.version, events=update.events, first_version=update.first_version
+    )
     if update.seat is not None:
         message.seat = update.seat
     if update.applied_at_ms:

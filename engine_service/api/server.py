@@ -159,7 +159,7 @@ async def build_server(settings: Settings) -> EngineServer:
     engine = engine_for(settings, store, drain.work_clock)
     keys = ServiceKeys.of(settings.service_keys)
     servicer = EngineServicer(engine, feed, settings.watch_idle_seconds, keys)
-    add_engine_service(servicer, server, settings.max_request_bytes)
+    add_engine_service(servicer, server, settings.max_request_bytes, settings.watcher_stall_seconds)
     health_servicer = HealthServicer()
     health_service = health_pb2.DESCRIPTOR.services_by_name["Health"]
     add_guarded_service(health_servicer, health_service, server, settings.max_request_bytes)

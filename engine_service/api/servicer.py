@@ -8,10 +8,11 @@ costs a suspended coroutine, not a thread.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, Final, TypeVar
 
 import grpc
@@ -47,7 +48,7 @@ RequestT = TypeVar("RequestT")
 ReplyT = TypeVar("ReplyT")
 Context = grpc.aio.ServicerContext[Any, Any]
 UnaryHandler = Callable[["EngineServicer", RequestT, Context], Awaitable[ReplyT]]
-StreamHandler = Callable[["EngineServicer", RequestT, Context], AsyncIterator[ReplyT]]
+StreamHandler = Callable[["EngineServicer", RequestT, Context], AsyncGenerator[ReplyT, None]]
 
 
 def _log_call(name: str, request: Any, outcome: str, started: float) -> None:
@@ -100,18 +101,24 @@ def stream_rpc(handler: StreamHandler[RequestT, ReplyT]) -> StreamHandler[Reques
     @functools.wraps(handler)
     async def wrapper(
         self: EngineServicer, request: RequestT, context: Context
-    ) -> AsyncIterator[ReplyT]:
+    ) -> AsyncGenerator[ReplyT, None]:
         started = time.perf_counter()
-        outcome = "OK"
+        outcome: str | None = "OK"
         try:
             readable(request)
-            async for reply in handler(self, request, context):
-                yield reply
+            async with contextlib.aclosing(handler(self, request, context)) as replies:
+                async for reply in replies:
+                    yield reply
         except Exception as error:  # the boundary: nothing may escape raw
             outcome, status = _status_of(error, handler.__name__, language_of(context))
+            # Logged before the status is sent: it waits behind the messages on their way,
+            # which a client that stopped reading may never take.
+            _log_call(handler.__name__, request, outcome, started)
+            outcome = None
             await abort(context, status)
         finally:
-            _log_call(handler.__name__, request, outcome, started)
+            if outcome is not None:
+                _log_call(handler.__name__, request, outcome, started)
 
     return wrapper
 
@@ -251,7 +258,7 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
     @stream_rpc
     async def WatchGame(
         self, request: engine_service_pb2.WatchGameRequest, context: Context
-    ) -> AsyncIterator[engine_service_pb2.WatchGameResponse]:
+    ) -> AsyncGenerator[engine_service_pb2.WatchGameResponse, None]:
         """Every version after ``from_version`` as the viewer may see it, then new ones live."""
         seat = request.seat if request.HasField("seat") else None
         game_id = messages.game_id_of(request.game_id)

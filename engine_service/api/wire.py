@@ -9,6 +9,10 @@ INVALID_ARGUMENT (``REQUEST_UNDECODABLE``) or RESOURCE_EXHAUSTED (``REQUEST_TOO_
 the one log line every call writes. The same registration serves the gRPC port and the
 gRPC-Web gateway, which both hand calls to one servicer.
 
+On the gRPC port a server stream's messages are written with a deadline
+(:func:`written`): a client that stops reading blocks the write on HTTP/2 flow control, and
+the stream is then cut off with WATCHER_TOO_SLOW instead of being held until the client leaves.
+
 The handlers are built from the service descriptor, so a method added to the proto is
 registered like every other one. Services whose handlers are not ours (health checking) are
 registered the same way by :func:`add_guarded_service`, each handler behind a guard that ends
@@ -17,8 +21,9 @@ the call with the marker's status before the handler sees it.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -27,7 +32,7 @@ from cardengine.v1 import engine_service_pb2
 from google.protobuf import descriptor, message_factory
 
 from engine_service.api.errors import RequestTooLarge, abort, status_for
-from engine_service.core.errors import EngineError, MalformedRequest
+from engine_service.core.errors import EngineError, MalformedRequest, WatcherTooSlow
 from engine_service.settings import Settings
 
 SERVICE: Final = engine_service_pb2.DESCRIPTOR.services_by_name["EngineService"]
@@ -111,13 +116,60 @@ def guarded(behaviour: Callable[..., Any]) -> Callable[..., Any]:
     return unary
 
 
+def written(
+    behaviour: Callable[[Any, Any], AsyncGenerator[Any, None]], stall_seconds: float
+) -> Callable[[Any, Any], Any]:
+    """A server stream ``behaviour`` whose every message must be taken within ``stall_seconds``.
+
+    ``behaviour``'s messages are written with ``context.write`` under a deadline; one that
+    misses it is thrown back into ``behaviour`` as :class:`WatcherTooSlow`, which its ``rpc``
+    boundary turns into the stream's status and its log line.
+    """
+
+    async def stream(request: Any, context: Any) -> None:
+        replies = behaviour(request, context)
+        try:
+            async for reply in replies:
+                try:
+                    await asyncio.wait_for(context.write(reply), stall_seconds)
+                except TimeoutError:
+                    message = f"the client took no message for {stall_seconds:g} s"
+                    await _cut(replies, WatcherTooSlow(message))
+                    return
+        finally:
+            await replies.aclose()
+
+    return stream
+
+
+async def _cut(replies: AsyncGenerator[Any, None], error: EngineError) -> None:
+    """End the stream with ``error``'s status, sent once the client takes what came before.
+
+    ``replies``' boundary turns ``error`` into the status and aborts with it (AbortError).
+    Anything else out of it means the status could not be sent: the client left while the
+    status waited behind what it had not taken. That is its own doing, not a fault to report
+    (grpc would log a traceback at error level); the cut is logged already.
+    """
+    try:
+        await replies.athrow(error)
+    except grpc.aio.AbortError:
+        raise
+    except Exception:  # grpc's ExecuteBatchError (a private class) of the status
+        return
+
+
 def method_handlers(
     servicer: object,
     max_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     service: descriptor.ServiceDescriptor = SERVICE,
     guard: bool = False,
+    stall_seconds: float | None = None,
 ) -> dict[str, grpc.RpcMethodHandler[Any, Any]]:
-    """Every method's handler on ``servicer``, by method name (``guard``: see :func:`guarded`)."""
+    """Every method's handler on ``servicer``, by method name.
+
+    ``guard``: see :func:`guarded`; ``stall_seconds``: server streams are :func:`written` with
+    that deadline.
+    """
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
     for method in service.methods:
         if method.client_streaming:  # pragma: no cover (the service has none)
@@ -130,8 +182,12 @@ def method_handlers(
             else grpc.unary_unary_rpc_method_handler
         )
         behaviour = getattr(servicer, method.name)
+        if guard:
+            behaviour = guarded(behaviour)
+        if method.server_streaming and stall_seconds is not None:
+            behaviour = written(behaviour, stall_seconds)
         handlers[method.name] = make(
-            guarded(behaviour) if guard else behaviour,
+            behaviour,
             request_deserializer=deserializer(request_class, max_bytes),
             response_serializer=reply_class.SerializeToString,
         )
@@ -139,14 +195,18 @@ def method_handlers(
 
 
 def add_engine_service(
-    servicer: object, server: Any, max_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    servicer: object,
+    server: Any,
+    max_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    stall_seconds: float | None = None,
 ) -> None:
     """Register ``servicer`` on ``server`` (a ``grpc.aio`` server or the gRPC-Web app).
 
     As the generated ``add_EngineServiceServicer_to_server`` does, but with deserializers
-    that never raise (see the module docstring).
+    that never raise (see the module docstring); ``stall_seconds``: see :func:`written`.
     """
-    _register(server, SERVICE, method_handlers(servicer, max_bytes))
+    handlers = method_handlers(servicer, max_bytes, stall_seconds=stall_seconds)
+    _register(server, SERVICE, handlers)
 
 
 def add_guarded_service(

@@ -5,12 +5,14 @@ follows new versions through the process's :class:`~engine_service.store.protoco
 whichever process wrote them. It keeps the game's state at the last version it sent and
 applies each logged action to it, so every update carries the viewer's view at exactly that
 version; versions it already sent are dropped and a gap is filled from the store, so a stream
-never skips or repeats a version.
+never skips or repeats a version. A watcher too far behind for the feed to keep what it has
+not taken (see :mod:`~engine_service.store.redis_feed`) gets what it missed read back from the
+store and merged into one update, so a slow reader catches up instead of being cut off.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +36,9 @@ class Update:
         applied_at_ms: when that action was applied (0 when unknown).
         events: the event messages the viewer may see, in order.
         view: the viewer's view at ``version``; ``None`` for an events-only watch.
+        first_version: 0 for one version; else the first of the versions this update
+            merges (the watcher was behind): ``events`` are all of theirs, the rest the
+            last one's.
     """
 
     version: int
@@ -41,6 +46,7 @@ class Update:
     applied_at_ms: int
     events: Sequence[Any]
     view: SeatView | None
+    first_version: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,18 +80,31 @@ class _Position:
     record: GameRecord
     version: int
 
-    def advance(self, stored: StoredVersion) -> Update:
-        """Apply the next version's action and describe it for the viewer."""
-        logged = decode_log_entry(self.record.game_type, stored.entry)
-        at_ms = logged.applied_at_ms
-        self.record = step(self.spec, self.rules, self.record, logged.seat, logged.action, at_ms)[0]
-        self.version = stored.version
+    def advance(
+        self, versions: Sequence[StoredVersion], check: Callable[[GameRecord], None]
+    ) -> Update:
+        """Apply the next versions' actions and describe them for the viewer, as one update.
+
+        ``check`` raises when the viewer may no longer read the game (its token reissued at
+        that version, T-R7): then nothing of that version or later is described.
+        """
+        events: list[Any] = []
+        for stored in versions:
+            logged = decode_log_entry(self.record.game_type, stored.entry)
+            at_ms = logged.applied_at_ms
+            self.record = step(
+                self.spec, self.rules, self.record, logged.seat, logged.action, at_ms
+            )[0]
+            check(self.record)
+            events += visible_events(stored.events, self.viewer)
+        self.version = versions[-1].version
         return Update(
-            version=stored.version,
+            version=self.version,
             seat=logged.seat,
             applied_at_ms=logged.applied_at_ms,
-            events=visible_events(stored.events, self.viewer),
+            events=events,
             view=None if self.events_only else self.view(),
+            first_version=versions[0].version if len(versions) > 1 else 0,
         )
 
     def view(self) -> SeatView:
@@ -137,7 +156,7 @@ async def watch(
             later version (its token reissued): the stream then ends before that version.
         GameNotFound: no such game.
         VersionExpired: the versions after ``from_version`` are no longer kept.
-        WatcherTooSlow, ShuttingDown: from the feed; the client watches again.
+        ShuttingDown: from the feed; the client watches again.
     """
     stored = await engine.store.load(game_id)
     record = decode_record(stored.snapshot)
@@ -158,25 +177,34 @@ async def watch(
         if from_version == 0:
             view = None if events_only else position.view()
             yield Update(position.version, None, 0, (), view)
+
+        def check(record: GameRecord) -> None:
+            # The seat's token may have been reissued (T-R7) at this version: the stream
+            # ends as a GetGameView with that token would, before showing the seat's cards.
+            engine.check_reader(record, seat, token)
+
+        merge = False
         while True:
-            for stored_version in pending:
-                if stored_version.version != position.version + 1:
-                    continue
-                update = position.advance(stored_version)
-                # The seat's token may have been reissued (T-R7) at this version: the stream
-                # ends as a GetGameView with that token would, before showing the seat's cards.
-                engine.check_reader(position.record, seat, token)
-                yield update
+            following = [v for v in pending if v.version > position.version]
+            if following and following[0].version == position.version + 1:
+                if merge:
+                    yield position.advance(following, check)
+                else:
+                    for stored_version in following:
+                        yield position.advance([stored_version], check)
             if (ended := position.ended()) is not None:
                 yield ended
                 return
             item = await subscription.next(idle_seconds)
             if item is None:
                 yield Idle(position.version)
-                pending = []
+                pending, merge = [], False
             elif item.version > position.version + 1:
+                # The feed dropped what this watcher had not taken (it was far behind):
+                # what it missed is read back from the store and sent as one update.
                 pending = await _kept_after(engine, game_id, position.version, item.version)
+                merge = True
             else:
-                pending = [item]
+                pending, merge = [item], False
     finally:
         subscription.close()

@@ -116,7 +116,7 @@ class VersionExpired(EngineError):
 
 
 class WatcherTooSlow(EngineError):
-    """A watcher fell too far behind and was cut off (RESOURCE_EXHAUSTED): watch again."""
+    """A watcher took no message for too long and was cut off (RESOURCE_EXHAUSTED): watch again."""
 
     reason = "WATCHER_TOO_SLOW"
 

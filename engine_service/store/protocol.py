@@ -259,7 +259,7 @@ class FeedSubscription(Protocol):
     async def next(self, timeout: float) -> StoredVersion | None:
         """The next version, or ``None`` after ``timeout`` seconds without one.
 
-        Raises WatcherTooSlow when the watcher fell behind, ShuttingDown when stopping.
+        Raises ShuttingDown when stopping.
         """
 
     def close(self) -> None:

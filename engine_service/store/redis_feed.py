@@ -9,9 +9,10 @@ On a Redis Cluster one ``XREAD`` may only name keys of one slot, so there is one
 *lane*) per slot group (:mod:`engine_service.store.keys`) that has watched games, each on a
 connection to the node serving that group's slot; elsewhere one lane reads every group.
 
-Each subscription buffers at most ``queue_limit`` versions. A watcher that falls further
-behind is cut off (:class:`WatcherTooSlow`) rather than slowing the others or growing memory
-without bound; it resumes from the last version it received.
+Each subscription buffers at most ``queue_limit`` versions. For a watcher that falls further
+behind, the subscription drops what it holds and keeps only the newest version, rather than
+slowing the others or growing memory without bound: the watcher sees the gap and reads what
+it missed back from the store (:mod:`engine_service.app.watch`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any, Final
 import redis.asyncio as redis
 from redis.exceptions import ResponseError
 
-from engine_service.core.errors import ShuttingDown, WatcherTooSlow
+from engine_service.core.errors import ShuttingDown
 from engine_service.store.connect import (
     UNAVAILABLE_ERRORS,
     Client,
@@ -59,12 +60,11 @@ class Subscription:
         self._error: Exception | None = None
 
     def deliver(self, version: StoredVersion) -> None:
-        """Queue a version (called by the reader); cut the watcher off if it lags too far."""
+        """Queue a version (called by the reader); past the limit, only the newest."""
         if self._error is not None:
             return
         if len(self._pending) >= self._limit:
-            self.fail(WatcherTooSlow(f"more than {self._limit} versions behind"))
-            return
+            self._pending.clear()
         self._pending.append(version)
         self._ready.set()
 
@@ -78,7 +78,6 @@ class Subscription:
         """The next version, or ``None`` when ``timeout`` seconds pass without one.
 
         Raises:
-            WatcherTooSlow: the watcher fell too far behind.
             ShuttingDown: the process is stopping.
         """
         if not self._pending and self._error is None:

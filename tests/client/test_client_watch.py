@@ -221,6 +221,18 @@ def test_a_gap_in_the_stream_is_an_error_not_silence(client, servicer):
         next(watch)
 
 
+def test_a_merged_update_continues_the_stream_and_a_gap_before_it_is_an_error(client, servicer):
+    merged = update(9)
+    merged.update.first_version = 5
+    misplaced = update(13)
+    misplaced.update.first_version = 12
+    servicer.scripts[:] = [[update(4), merged, update(10), misplaced]]
+    watch = client.watch("g1", from_version=3)
+    assert [next(watch).version for _ in range(3)] == [4, 9, 10]
+    with pytest.raises(Internal, match="from version 10 to 12"):
+        next(watch)
+
+
 def test_close_from_another_thread_ends_the_iteration(client, servicer):
     servicer.hold.set()
     servicer.scripts[:] = [[update(1)]]

@@ -135,6 +135,13 @@ def short_memory_address(redis_url: str):
 
 
 @pytest.fixture(scope="module")
+def merging_address(redis_url: str):
+    """An engine server that buffers two versions per watcher, so watchers fall behind."""
+    with local_service(redis_url, watcher_queue_limit=2) as address:
+        yield address
+
+
+@pytest.fixture(scope="module")
 def keyed_env(redis_url: str) -> Iterator[dict[str, str]]:
     """A server with service keys of fresh names (so fresh quotas), for test/quota.test.js."""
     keys = {
@@ -149,11 +156,16 @@ def keyed_env(redis_url: str) -> Iterator[dict[str, str]]:
 
 
 def test_node_client_tests_pass_against_the_service(
-    node: str, engine_address: str, short_memory_address: str, keyed_env: dict[str, str]
+    node: str,
+    engine_address: str,
+    short_memory_address: str,
+    merging_address: str,
+    keyed_env: dict[str, str],
 ) -> None:
     env = {
         "ENGINE_ADDRESS": engine_address,
         "SHORT_MEMORY_ADDRESS": short_memory_address,
+        "MERGING_ADDRESS": merging_address,
         **keyed_env,
     }
     finished = subprocess.run(
@@ -167,7 +179,7 @@ def test_node_client_tests_pass_against_the_service(
     )
     assert finished.returncode == 0, finished.stdout + finished.stderr
     assert "# fail 0" in finished.stdout
-    assert "# pass 15" in finished.stdout
+    assert "# pass 16" in finished.stdout
 
 
 INSTALLED_SCRIPT = r"""

@@ -7,6 +7,7 @@ on another replica; and end, or refuse, with the documented statuses.
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 from collections.abc import Iterator
@@ -289,7 +290,12 @@ def test_a_version_no_longer_kept_asks_for_a_reload(redis_url):
     assert recent.update.version == current.version
 
 
-def test_a_watcher_that_falls_behind_is_cut_off(redis_url):
+def test_a_watcher_far_behind_gets_what_it_missed_merged_and_is_never_cut_off(
+    redis_url, redis_client
+):
+    """With room for 2 versions per watcher, every move that bots answer at once (four
+    versions in one write) puts the watcher behind: those versions come as one update that
+    carries all their events and the last view, and the stream goes on to the end."""
     with (
         local_service(redis_url, watcher_queue_limit=2) as address,
         grpc.insecure_channel(address) as channel,
@@ -297,18 +303,80 @@ def test_a_watcher_that_falls_behind_is_cut_off(redis_url):
         stub = engine_service_pb2_grpc.EngineServiceStub(channel)
         created = create(stub, [HUMAN, RANDOM, RANDOM, RANDOM], seed=9)
         token = tokens_of(created)[0]
-        call = watch(stub, created.game_id, 0, token)
-        next(call)  # then read nothing while the game moves on
+        collector = Collector(watch(stub, created.game_id, 0, token))
+        wait_for_version(collector, created.view.version)
         current = view(stub, created.game_id, 0, token)
-        for _ in range(80):
+        for _ in range(40):
             if not current.to_act:
                 break
             current = submit(stub, created.game_id, 0, token, first_legal(current), current.version)
-        failure = failure_of(lambda: list(call))
+        wait_for_version(collector, current.version)
+        collector.stop(timeout=0.1)
+    assert collector.error is None, collector.error
+    record, log = stored_game(redis_client, created.game_id)
+    expected = {
+        version: (events, shown)
+        for version, events, shown in expected_updates(
+            record, log, created.game_id, 0, created.view.version
+        )
+    }
+    updates = collector.updates()
+    merged = [u for u in updates if u.first_version]
+    assert merged, "no update was merged"
+    last = updates[0].version
+    for update in updates[1:]:
+        first = update.first_version or update.version
+        assert first == last + 1 and update.version >= first
+        events = [e.SerializeToString() for e in update.events]
+        assert events == [e for v in range(first, update.version + 1) for e in expected[v][0]]
+        assert update.view.SerializeToString() == expected[update.version][1]
+        last = update.version
+    assert last == current.version
+
+
+def test_a_watcher_that_stops_reading_is_cut_off(redis_url, caplog):
+    """A client that takes no message blocks the stream's writes on HTTP/2 flow control;
+    once a write has waited the stall time, the server stops following the game for it and
+    logs the cut as one line (no traceback); the client, when it reads again, gets the
+    messages that were on their way, then RESOURCE_EXHAUSTED WATCHER_TOO_SLOW. Another such
+    client that leaves instead leaves nothing more in the log."""
+    caplog.set_level(logging.INFO)
+
+    def cut() -> list[logging.LogRecord]:
+        return [r for r in caplog.records if getattr(r, "result", None) == "WATCHER_TOO_SLOW"]
+
+    small_windows = [("grpc.http2.bdp_probe", 0)]
+    with (
+        local_service(redis_url, watcher_stall_seconds=1.0) as address,
+        grpc.insecure_channel(address, options=small_windows) as channel,
+    ):
+        stub = engine_service_pb2_grpc.EngineServiceStub(channel)
+        created = create(stub, [HUMAN, RANDOM, RANDOM, RANDOM], seed=9)
+        token = tokens_of(created)[0]
+        call, leaving = (watch(stub, created.game_id, 0, token) for _ in range(2))
+        next(call), next(leaving)  # then read nothing while the game moves on
+        current = view(stub, created.game_id, 0, token)
+        for _ in range(100):
+            if not current.to_act:
+                break
+            current = submit(stub, created.game_id, 0, token, first_legal(current), current.version)
+        pause = threading.Event()
+        for _ in range(200):  # bounded: the stall time is 1 s
+            if len(cut()) == 2:
+                break
+            pause.wait(0.05)
+        logged = cut()
+        leaving.cancel()
+        taken: list[api.WatchGameResponse] = []
+        failure = failure_of(lambda: taken.extend(call))
+    assert [r.rpc for r in logged] == ["WatchGame"] * 2  # type: ignore[attr-defined]
     assert (failure.code, failure.reason) == (
         grpc.StatusCode.RESOURCE_EXHAUSTED,
         "WATCHER_TOO_SLOW",
     )
+    assert taken and taken[-1].update.version < current.version  # it was cut, not finished
+    assert len(cut()) == 2
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
 
 
 def test_stopping_the_server_ends_streams_with_unavailable(redis_url):

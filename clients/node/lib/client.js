@@ -162,8 +162,10 @@ class GameWatch {
   accept(update) {
     const version = BigInt(update.version);
     if (!this.anyFirst && version <= this.last) return null;
-    if (!this.anyFirst && version !== this.last + 1n) {
-      throw new Error(`WatchGame jumped from version ${this.last} to ${version}`);
+    // A watcher far behind gets the versions it missed merged into one update.
+    const begins = BigInt(update.first_version || 0) || version;
+    if (!this.anyFirst && begins !== this.last + 1n) {
+      throw new Error(`WatchGame jumped from version ${this.last} to ${begins}`);
     }
     this.anyFirst = false;
     this.last = version;

@@ -52,6 +52,23 @@ test('a game watched to its end: consecutive versions, then ended', async () => 
   }
 });
 
+test('a watcher far behind gets merged updates, still without a gap', async () => {
+  // This server buffers two versions per watcher: bots answering a move at once put it behind.
+  const client = new EngineClient(process.env.MERGING_ADDRESS);
+  try {
+    const [gameId, token] = await newGame(client, 7);
+    const items = await drive(client, gameId, token, 10);
+    const updates = items.filter((item) => item.message === 'update').map((item) => item.update);
+    assert.ok(updates.some((update) => BigInt(update.first_version) > 0n), 'nothing was merged');
+    for (let k = 1; k < updates.length; k += 1) {
+      const begins = BigInt(updates[k].first_version) || BigInt(updates[k].version);
+      assert.equal(begins, BigInt(updates[k - 1].version) + 1n);
+    }
+  } finally {
+    client.close();
+  }
+});
+
 test('log pages give every entry once, in order', async () => {
   const client = new EngineClient(process.env.ENGINE_ADDRESS);
   try {

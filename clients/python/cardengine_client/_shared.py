@@ -496,10 +496,12 @@ class WatchState:
         first = self.request.from_version == 0 and self.version == 0
         if not first and update.version <= self.version:
             return None
-        if not first and update.version != self.version + 1:
+        # A watcher far behind gets the versions it missed merged into one update.
+        begins = update.first_version or update.version
+        if not first and begins != self.version + 1:
             raise Internal(
                 grpc.StatusCode.INTERNAL,
-                f"WatchGame jumped from version {self.version} to {update.version}",
+                f"WatchGame jumped from version {self.version} to {begins}",
             )
         self.version = update.version
         self.failures = 0

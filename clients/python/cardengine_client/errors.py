@@ -164,7 +164,7 @@ class VersionExpired(InvalidArgument):
 
 
 class WatcherTooSlow(Unavailable):
-    """RESOURCE_EXHAUSTED with reason WATCHER_TOO_SLOW: a watch fell too far behind the game.
+    """RESOURCE_EXHAUSTED with reason WATCHER_TOO_SLOW: a watch took no message for too long.
 
     Nothing is lost: watching again from the last version received continues without a gap,
     which ``EngineClient.watch`` does by itself (up to its retry limit).

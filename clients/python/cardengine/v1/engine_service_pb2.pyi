@@ -642,10 +642,16 @@ class GameUpdate(_message.Message):
     APPLIED_AT_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
+    FIRST_VERSION_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     seat: _builtins.int
     """The seat whose action made this version (or that its table change concerns; -1 for the
     whole game); unset in the first update of from_version 0.
+    """
+    first_version: _builtins.int
+    """Unset (0) when the update is one version. Set when the watcher fell far behind and the
+    versions first_version to version come merged in this one update: events holds every
+    one's events in order, and seat, applied_at and view are those of the last.
     """
     @_builtins.property
     def applied_at(self) -> _timestamp_pb2.Timestamp:
@@ -667,10 +673,11 @@ class GameUpdate(_message.Message):
         applied_at: _timestamp_pb2.Timestamp | None = ...,
         events: _abc.Iterable[_game_pb2.GameEvent] | None = ...,
         view: _game_pb2.GameView | None = ...,
+        first_version: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "applied_at", b"applied_at", "seat", b"seat", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "applied_at", b"applied_at", "events", b"events", "seat", b"seat", "version", b"version", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "applied_at", b"applied_at", "events", b"events", "first_version", b"first_version", "seat", b"seat", "version", b"version", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

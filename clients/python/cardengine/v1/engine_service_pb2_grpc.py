@@ -186,11 +186,15 @@ class EngineServiceServicer:
         Moves made through any server process arrive. Idle streams get a heartbeat; the stream
         ends after GameEnded once the game is over, and otherwise runs until the client leaves.
         After a drop, watch again from the last version received: nothing is missed or repeated.
+        A client that reads more slowly than the game moves is never cut off for it: once it is
+        far behind, the versions it has not yet been sent come merged into one update (see
+        GameUpdate.first_version), so it always catches up.
         Codes: INVALID_ARGUMENT (from_version beyond the game's version), NOT_FOUND,
         UNAUTHENTICATED, PERMISSION_DENIED, OUT_OF_RANGE (reason VERSION_EXPIRED: from_version is
         older than the events kept; reload with GetGameView and watch from its version),
-        RESOURCE_EXHAUSTED (reason WATCHER_TOO_SLOW: the client fell too far behind; watch again
-        from its last version), UNAVAILABLE (the server is shutting down; watch again elsewhere).
+        RESOURCE_EXHAUSTED (reason WATCHER_TOO_SLOW: the client stopped reading, so a message
+        waited longer than the server allows to be taken; watch again from its last version),
+        UNAVAILABLE (the server is shutting down; watch again elsewhere).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
