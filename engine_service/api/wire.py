@@ -131,7 +131,8 @@ def written(
         try:
             async for reply in replies:
                 try:
-                    await asyncio.wait_for(context.write(reply), stall_seconds)
+                    async with asyncio.timeout(stall_seconds):  # no task per message
+                        await context.write(reply)
                 except TimeoutError:
                     message = f"the client took no message for {stall_seconds:g} s"
                     await _cut(replies, WatcherTooSlow(message))
