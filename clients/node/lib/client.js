@@ -117,8 +117,9 @@ function chooseCards(choice, cards) {
 }
 
 // A resuming WatchGame stream: `for await (const item of watch)` gives { message: 'update',
-// update } for every version in order and, once the game is over, { message: 'ended', ended }.
-// Heartbeats are consumed. `version` is the last version received (a string, as all 64-bit
+// update } for every version in order (a watcher far behind gets the versions it missed merged
+// into one update, first_version to version) and, once the game is over, { message: 'ended',
+// ended }. Heartbeats are consumed. `version` is the last version received (a string, as all 64-bit
 // integers here), the one to watch again from elsewhere if this watch fails for good.
 class GameWatch {
   constructor(client, gameId, { seat, token, fromVersion = 0, eventsOnly = false, reloadOnExpiry = false,

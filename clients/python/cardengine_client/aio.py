@@ -346,7 +346,8 @@ class AsyncEngineClient:
 class AsyncGameWatch(AsyncIterator[WatchItem]):
     """A resuming ``WatchGame`` stream; made by :meth:`AsyncEngineClient.watch`.
 
-    ``async for`` it for ``GameUpdate`` messages with consecutive versions, then a final
+    ``async for`` it for ``GameUpdate`` messages with consecutive versions (a watcher far
+    behind gets several merged into one, from ``first_version``), then a final
     ``GameEnded``. :attr:`version` is the last version received. :meth:`close` (or leaving
     an ``async with`` block) cancels the stream and ends the iteration.
     """

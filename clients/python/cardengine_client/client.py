@@ -494,9 +494,10 @@ class GameWatch(Iterator[WatchItem]):
     """A resuming ``WatchGame`` stream; made by :meth:`EngineClient.watch`.
 
     Iterate it for ``GameUpdate`` messages, one per version with consecutive versions (the
-    first one after ``from_version`` 0 or a reload carries the current version), then a final
-    ``GameEnded`` once the game is over. :attr:`version` is the last version received, the one
-    to watch again from on another channel if this one fails for good.
+    first one after ``from_version`` 0 or a reload carries the current version; a watcher far
+    behind gets the versions it missed merged into one, ``first_version`` to ``version``),
+    then a final ``GameEnded`` once the game is over. :attr:`version` is the last version
+    received, the one to watch again from on another channel if this one fails for good.
     """
 
     def __init__(self, client: EngineClient, state: WatchState, token: str | None) -> None:
