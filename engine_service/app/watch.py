@@ -183,28 +183,24 @@ async def watch(
             # ends as a GetGameView with that token would, before showing the seat's cards.
             engine.check_reader(record, seat, token)
 
-        merge = False
         while True:
-            following = [v for v in pending if v.version > position.version]
-            if following and following[0].version == position.version + 1:
-                if merge:
-                    yield position.advance(following, check)
-                else:
-                    for stored_version in following:
-                        yield position.advance([stored_version], check)
+            for stored_version in pending:
+                if stored_version.version == position.version + 1:
+                    yield position.advance([stored_version], check)
             if (ended := position.ended()) is not None:
                 yield ended
                 return
             item = await subscription.next(idle_seconds)
             if item is None:
                 yield Idle(position.version)
-                pending, merge = [], False
+                pending = []
             elif item.version > position.version + 1:
                 # The feed dropped what this watcher had not taken (it was far behind):
                 # what it missed is read back from the store and sent as one update.
-                pending = await _kept_after(engine, game_id, position.version, item.version)
-                merge = True
+                missed = await _kept_after(engine, game_id, position.version, item.version)
+                yield position.advance(missed, check)
+                pending = []
             else:
-                pending, merge = [item], False
+                pending = [item]
     finally:
         subscription.close()
