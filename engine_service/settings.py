@@ -91,6 +91,8 @@ class Settings:
         max_request_bytes: the largest request message taken, on the gRPC port (gRPC's
             ``grpc.max_receive_message_length``: larger ones get RESOURCE_EXHAUSTED before
             anything reads them) and on the gRPC-Web gateway.
+        pending_calls_limit: how many new calls may wait for the event loop to take them;
+            past it gRPC sheds new ones with CANCELLED before they start (gRPC's default).
     """
 
     address: str = "127.0.0.1:50051"
@@ -130,6 +132,7 @@ class Settings:
     timer_loop: bool = True
     processes: int = 1
     max_request_bytes: int = 256 * 1024
+    pending_calls_limit: int = 1000
 
 
 DEFAULT_BACKGROUND_WORKERS = 1
@@ -422,6 +425,14 @@ def parse_settings(
         default=int(env("ENGINE_MAX_REQUEST_BYTES", base.max_request_bytes)),
         help="the largest request message taken; larger ones get RESOURCE_EXHAUSTED unread "
         f"(environment ENGINE_MAX_REQUEST_BYTES; default {base.max_request_bytes}, 256 KiB)",
+    )
+    parser.add_argument(
+        "--pending-calls-limit",
+        type=int,
+        default=int(env("ENGINE_PENDING_CALLS", base.pending_calls_limit)),
+        help="new calls that may wait for the server to take them; past it gRPC ends new "
+        "ones with CANCELLED at random, all of them past three times it (environment "
+        f"ENGINE_PENDING_CALLS; default {base.pending_calls_limit}, gRPC's)",
     )
     return _checked(parser, vars(parser.parse_args(argv)))
 

@@ -14,7 +14,7 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import grpc
 from grpc_health.v1 import health, health_pb2
@@ -48,20 +48,30 @@ from engine_service.web.gateway import WebGateway
 
 REDIS_CONNECTIONS = 64
 log = logging.getLogger(__name__)
+DEFAULT_PENDING_CALLS_LIMIT: Final = Settings().pending_calls_limit
 
 
 def new_grpc_server(
     interceptors: Sequence[grpc.aio.ServerInterceptor[Any, Any]] = (),
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    pending_calls_limit: int = DEFAULT_PENDING_CALLS_LIMIT,
 ) -> grpc.aio.Server:
     """The gRPC server every engine process runs: one asyncio loop, no handler threads.
 
     ``SO_REUSEPORT`` lets several processes serve one address. The benchmarks build their
     floor server with this too (without interceptors), so both are measured on the same kind
     of server. A request larger than ``max_request_bytes`` is refused by gRPC itself
-    (RESOURCE_EXHAUSTED) before any Python code reads it.
+    (RESOURCE_EXHAUSTED) before any Python code reads it. gRPC sheds new calls while more
+    than ``pending_calls_limit`` wait for the event loop to take them (at random, all of
+    them past three times that), ending them with CANCELLED before any of our code runs;
+    the limit is gRPC's own default unless set.
     """
-    options = [("grpc.so_reuseport", 1), ("grpc.max_receive_message_length", max_request_bytes)]
+    options = [
+        ("grpc.so_reuseport", 1),
+        ("grpc.max_receive_message_length", max_request_bytes),
+        ("grpc.server.max_pending_requests", pending_calls_limit),
+        ("grpc.server.max_pending_requests_hard_limit", 3 * pending_calls_limit),
+    ]
     return grpc.aio.server(interceptors=list(interceptors), options=options)
 
 
@@ -155,7 +165,7 @@ async def build_server(settings: Settings) -> EngineServer:
     if settings.metrics_port:
         interceptors.append(metrics.MetricsInterceptor())
     interceptors += access_interceptors(settings, store.client)  # service keys, quotas
-    server = new_grpc_server(interceptors, settings.max_request_bytes)
+    server = new_grpc_server(interceptors, settings.max_request_bytes, settings.pending_calls_limit)
     engine = engine_for(settings, store, drain.work_clock)
     keys = ServiceKeys.of(settings.service_keys)
     servicer = EngineServicer(engine, feed, settings.watch_idle_seconds, keys)

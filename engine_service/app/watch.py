@@ -177,6 +177,10 @@ async def watch(
         if from_version == 0:
             view = None if events_only else position.view()
             yield Update(position.version, None, 0, (), view)
+        elif not pending and position.ended() is None:
+            # Nothing to send yet: a heartbeat at once still tells the client the stream is
+            # open, so one that hears nothing within a bound knows to open it again.
+            yield Idle(position.version)
 
         def check(record: GameRecord) -> None:
             # The seat's token may have been reissued (T-R7) at this version: the stream

@@ -22,7 +22,7 @@ from cardengine_client import (
 )
 from cardengine_client.aio import AsyncEngineClient
 
-from engine_service.devtools.local import free_port
+from engine_service.devtools.local import free_port, local_service
 
 pytestmark = pytest.mark.service
 
@@ -135,3 +135,33 @@ def test_unavailable_is_retried_then_raised():
             return caught.value.code
 
     assert run(scenario()) is grpc.StatusCode.UNAVAILABLE
+
+
+BURST = 300  # streams opened at once: far past the server's pending-calls limit below
+
+
+def test_a_burst_of_watches_all_start_even_when_the_server_sheds_some(redis_url):
+    """gRPC sheds new calls (CANCELLED, before any handler runs) while more than the
+    pending-calls limit wait to be taken. Every watch of the burst still hears the next move:
+    a stream shed before its first message is opened again."""
+
+    async def scenario():
+        async with AsyncEngineClient(address, retries=8) as client:
+            seats = ["human", "heuristic", "heuristic", "heuristic"]
+            game = await client.create_game("hearts", seats, seed=7)
+            token = game.seat_tokens[0].token
+            view = await client.view(game.game_id, 0, token)
+            version = view.version
+            watches = [client.watch(game.game_id, from_version=version) for _ in range(BURST)]
+            heard = [asyncio.ensure_future(anext(watch)) for watch in watches]
+            await asyncio.sleep(0.5)  # the burst has reached the server
+            await client.submit(game.game_id, 0, token, first_move(view), version)
+            updates = await asyncio.gather(*heard)
+            for watch in watches:
+                watch.close()
+            return version, updates, [watch.reopened for watch in watches]
+
+    with local_service(redis_url, pending_calls_limit=20) as address:
+        version, updates, reopened = run(scenario())
+    assert [update.version for update in updates] == [version + 1] * BURST
+    assert sum(reopened) > 0, "the server shed no stream: the burst proves nothing"

@@ -9,6 +9,7 @@ checks the stream against itself and against the action log.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import socket
 import threading
@@ -30,6 +31,7 @@ from cardengine_client import (
     hearts_pass,
     parse_cards,
 )
+from cardengine_client.aio import AsyncEngineClient
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
@@ -181,6 +183,53 @@ def test_progress_resets_the_retry_count(client, servicer):
     servicer.scripts[:] = [[update(v), UNAVAILABLE] for v in range(1, 9)] + [[ended(8)]]
     assert versions(client.watch("g1"))[-1] == ("GameEnded", 8)
     assert len(servicer.requests) == 9  # eight cuts, more than the three retries, all survived
+
+
+SHED = status_pb2.Status(code=grpc.StatusCode.CANCELLED.value[0], message="CANCELLED")
+
+
+def test_a_stream_shed_before_its_first_message_is_opened_again(client, servicer):
+    """A server taking a burst of new calls may end some with CANCELLED before they start."""
+    servicer.scripts[:] = [[SHED], [SHED], [heartbeat(3), update(4), ended(4)]]
+    items = list(client.watch("g1", from_version=3))
+    assert versions(items) == [("GameUpdate", 4), ("GameEnded", 4)]
+    assert [r.from_version for r in servicer.requests] == [3, 3, 3]
+
+
+def test_a_cancelled_stream_that_had_started_is_raised(client, servicer):
+    servicer.scripts[:] = [[update(4), SHED], [update(5)]]
+    watch = client.watch("g1", from_version=3)
+    assert next(watch).version == 4
+    with pytest.raises(Cancelled):
+        next(watch)
+    assert len(servicer.requests) == 1
+
+
+def test_a_stream_silent_after_opening_is_opened_again(client, servicer):
+    """The service sends a first message at once; a stream silent for the first-message
+    timeout never started, and is opened again from the same version."""
+    servicer.hold.set()
+    servicer.scripts[:] = [[], [heartbeat(3), update(4), ended(4)]]
+    items = list(client.watch("g1", from_version=3, first_message_timeout=0.2))
+    assert versions(items) == [("GameUpdate", 4), ("GameEnded", 4)]
+    assert [r.from_version for r in servicer.requests] == [3, 3]
+
+
+def test_an_asyncio_watch_opens_a_silent_or_shed_stream_again(server, servicer):
+    _, address = server
+    servicer.hold.set()
+    servicer.scripts[:] = [[], [SHED], [update(4), ended(4)]]
+
+    async def watched() -> list[tuple[str, int]]:
+        async with AsyncEngineClient(address, retries=3, backoff=0.001) as engine:
+            watch = engine.watch("g1", from_version=3, first_message_timeout=0.2)
+            return versions([item async for item in watch])
+
+    assert asyncio.run(asyncio.wait_for(watched(), JOIN_SECONDS)) == [
+        ("GameUpdate", 4),
+        ("GameEnded", 4),
+    ]
+    assert [r.from_version for r in servicer.requests] == [3, 3, 3]
 
 
 def test_resource_exhausted_for_another_reason_is_raised(client, servicer):

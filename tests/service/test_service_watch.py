@@ -273,6 +273,22 @@ def test_an_idle_stream_gets_heartbeats(redis_url):
     assert second.heartbeat.version == third.heartbeat.version == created.view.version
 
 
+def test_a_stream_with_nothing_to_send_starts_with_a_heartbeat_at_once(stub):
+    """A client can tell a stream that started from one that never did (a burst of new calls
+    may be shed before they start): the first message comes at once, long before the idle
+    heartbeat (15 s here) would."""
+    created = create(stub, [HUMAN, RANDOM, RANDOM, RANDOM], seed=2)
+    token = tokens_of(created)[0]
+    version = created.view.version
+    request = api.WatchGameRequest(game_id=created.game_id, seat=0, from_version=version)
+    call = stub.WatchGame(request, metadata=token_md(token), timeout=5.0)
+    try:
+        first = next(call)
+    finally:
+        call.cancel()
+    assert first.heartbeat.version == version
+
+
 def test_a_version_no_longer_kept_asks_for_a_reload(redis_url):
     with (
         local_service(redis_url, event_retention=5) as address,

@@ -93,6 +93,18 @@ function resumable(error) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// The wait before retry number `attempt` (from 0): backoffMs doubled per attempt, of which a
+// random half or more, so that callers turned away together (a burst the service shed) do not
+// all come back at once.
+function backoffWait(backoffMs, attempt) {
+  return backoffMs * 2 ** attempt * (0.5 + Math.random() / 2);
+}
+
+// How long a watch waits for the first message of a stream it opened before opening it again.
+// The service sends one at once (the view, the next version or a heartbeat), so only a stream
+// that never started is silent this long.
+const FIRST_MESSAGE_MS = 10000;
+
 // The action of a CardChoice (e.g. "any 3 of these cards" during a Hearts pass) with `cards`
 // filled into its card list. The choice names no field: its action holds one list, at the end
 // of its chain of set oneof fields (hearts.pass_cards.cards), so any game's choices work.
@@ -123,7 +135,7 @@ function chooseCards(choice, cards) {
 // integers here), the one to watch again from elsewhere if this watch fails for good.
 class GameWatch {
   constructor(client, gameId, { seat, token, fromVersion = 0, eventsOnly = false, reloadOnExpiry = false,
-    retries = 3, backoffMs = 50 } = {}) {
+    retries = 3, backoffMs = 50, firstMessageMs = FIRST_MESSAGE_MS } = {}) {
     this.client = client;
     this.gameId = gameId;
     this.seat = seat;
@@ -132,6 +144,7 @@ class GameWatch {
     this.reloadOnExpiry = reloadOnExpiry;
     this.retries = retries;
     this.backoffMs = backoffMs;
+    this.firstMessageMs = firstMessageMs;
     this.last = BigInt(fromVersion);
     this.anyFirst = this.last === 0n; // from version 0 the first update carries the current one
     this.call = null;
@@ -183,9 +196,17 @@ class GameWatch {
         this.reopened = Math.max(0, opened++);
         const call = this.client.stub.WatchGame(request, this.client.metadata(this.token));
         this.call = call;
+        let heard = false;
+        let silent = false;
+        const firstMessageTimer = setTimeout(() => {
+          silent = true;
+          call.cancel();
+        }, this.firstMessageMs);
         let failure;
         try {
           for await (const response of call) {
+            if (!heard) clearTimeout(firstMessageTimer);
+            heard = true;
             failures = 0; // the stream is alive
             if (response.message === 'update') {
               const update = this.accept(response.update);
@@ -203,8 +224,11 @@ class GameWatch {
           });
         } catch (error) {
           if (error.code === undefined) throw error; // not a gRPC status (e.g. a gap): a bug
-          failure = error;
+          failure = silent ? Object.assign(new Error(`WatchGame sent nothing within ${this.firstMessageMs} ms of opening`), {
+            code: grpc.status.UNAVAILABLE,
+          }) : error;
         } finally {
+          clearTimeout(firstMessageTimer);
           if (this.call === call) this.stopCall(); // a no-op when the call is over
         }
         if (this.closed || !failure) return;
@@ -216,8 +240,11 @@ class GameWatch {
           yield { message: 'update', update: { version: view.version, events: [], view, seat: null, applied_at: null } };
           continue;
         }
-        if (!resumable(failure) || failures >= this.retries) throw failure;
-        await sleep(this.backoffMs * 2 ** failures);
+        // A CANCELLED before the first message is a call the service shed before it started
+        // (gRPC does so under a burst of new calls): watching again helps.
+        const shed = failure.code === grpc.status.CANCELLED && !heard;
+        if (!(resumable(failure) || shed) || failures >= this.retries) throw failure;
+        await sleep(backoffWait(this.backoffMs, failures));
         failures += 1;
       }
     } finally {
@@ -243,10 +270,10 @@ function retryable(error) {
 function retryWait(error, tries, { retries, backoffMs, rateLimitWaits, maxRateLimitWaitMs }) {
   if (retryable(error) && tries.unavailable < retries) {
     tries.unavailable += 1;
-    return backoffMs * 2 ** (tries.unavailable - 1);
+    return backoffWait(backoffMs, tries.unavailable - 1);
   }
   if (error instanceof RateLimited && tries.rateLimited < rateLimitWaits) {
-    const wait = error.retryDelay === null ? backoffMs * 2 ** tries.rateLimited : error.retryDelay * 1000;
+    const wait = error.retryDelay === null ? backoffWait(backoffMs, tries.rateLimited) : error.retryDelay * 1000;
     if (wait > maxRateLimitWaitMs) return null;
     tries.rateLimited += 1;
     return wait;
@@ -451,7 +478,10 @@ class EngineClient {
   // Follow a game live: an async iterator over the WatchGame stream that resumes by itself
   // (see GameWatch). options: { seat, token, fromVersion (0: start with the current view),
   // eventsOnly, reloadOnExpiry (on VERSION_EXPIRED reload the view and go on from it instead of
-  // throwing), retries, backoffMs }. The stream has no deadline; close() it to stop early.
+  // throwing), retries, backoffMs, firstMessageMs (how long to wait for each open's first
+  // message, which the service sends at once, before opening again; a stream the service shed
+  // with CANCELLED before its first message is opened again too) }. The stream has no
+  // deadline; close() it to stop early.
   watch(gameId, options = {}) {
     return new GameWatch(this, gameId, options);
   }

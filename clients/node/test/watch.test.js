@@ -1,12 +1,16 @@
 'use strict';
 // The client's watch, log paging and error decoding against a real service. Run by
-// tests/client/test_node_client.py with ENGINE_ADDRESS (a normal service) and
-// SHORT_MEMORY_ADDRESS (one keeping the events of only a few versions per game):
+// tests/client/test_node_client.py with ENGINE_ADDRESS (a normal service),
+// SHORT_MEMORY_ADDRESS (one keeping the events of only a few versions per game), MERGING_ADDRESS
+// (two versions buffered per watcher) and SHEDDING_ADDRESS (20 new calls may wait to be taken):
 //   node --test test/
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 const { EngineClient, chooseCards, errorInfo, status } = require('../lib/client');
 const { chooseAction } = require('../play-hearts');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+const { SERVICE_PROTO, cardengineProtosDir } = require('../lib/protos');
 
 const SEATS = ['PLAYER_TYPE_HUMAN', ...Array(3).fill('PLAYER_TYPE_BOT_HEURISTIC')];
 const MAX_ITEMS = 20000;
@@ -123,5 +127,59 @@ test('a refusal carries its reason and rule id', async () => {
     });
   } finally {
     client.close();
+  }
+});
+
+test('a burst of watches all start even when the server sheds some', async () => {
+  // This server lets only 20 new calls wait to be taken: gRPC ends others with CANCELLED
+  // before they start, and each such watch opens its stream again.
+  const client = new EngineClient(process.env.SHEDDING_ADDRESS);
+  try {
+    const [gameId, token] = await newGame(client, 7);
+    const view = await client.view(gameId, 0, token);
+    const watches = Array.from({ length: 300 }, () => client.watch(gameId, { fromVersion: view.version, retries: 8 }));
+    const iterators = watches.map((watch) => watch[Symbol.asyncIterator]());
+    const heard = iterators.map((iterator) => iterator.next());
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the burst has reached the server
+    await client.submit(gameId, 0, token, chooseAction(view), view.version);
+    const firsts = await Promise.all(heard);
+    for (const iterator of iterators) await iterator.return();
+    const next = String(BigInt(view.version) + 1n);
+    assert.deepEqual(firsts.map((first) => first.value.update.version), Array(300).fill(next));
+    assert.ok(watches.some((watch) => watch.reopened > 0), 'the server shed no stream: the burst proves nothing');
+  } finally {
+    client.close();
+  }
+});
+
+test('a stream silent after opening is opened again from the same version', async () => {
+  // A scripted server: the first WatchGame call sends nothing, the second the next version.
+  const definition = protoLoader.loadSync(SERVICE_PROTO, {
+    keepCase: true, longs: String, enums: String, defaults: true, oneofs: true, includeDirs: [cardengineProtosDir()],
+  });
+  const { service } = grpc.loadPackageDefinition(definition).cardengine.v1.EngineService;
+  const requests = [];
+  const server = new grpc.Server();
+  server.addService(service, {
+    WatchGame(call) {
+      requests.push(call.request.from_version);
+      if (requests.length === 1) return; // silent until the client gives up on it
+      call.write({ update: { version: '4' } });
+      call.write({ ended: { version: '4' } });
+      call.end();
+    },
+  });
+  const port = await new Promise((resolve, reject) => {
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+  });
+  const client = new EngineClient(`127.0.0.1:${port}`);
+  try {
+    const items = [];
+    for await (const item of client.watch('g1', { fromVersion: 3, firstMessageMs: 200 })) items.push(item);
+    assert.deepEqual(items.map((item) => [item.message, item[item.message].version]), [['update', '4'], ['ended', '4']]);
+    assert.deepEqual(requests, ['3', '3']);
+  } finally {
+    client.close();
+    server.forceShutdown();
   }
 });

@@ -59,7 +59,7 @@ export interface ClientOptions {
   language?: string;
   /** How often a read or SubmitAction is sent again after UNAVAILABLE (default 3). */
   retries?: number;
-  /** The first wait before such a retry, doubling each time (default 50). */
+  /** The first wait before such a retry (a random half of it or more), doubling each time (default 50). */
   backoffMs?: number;
   /** Where cardengine/v1/*.proto are (default PROTOS_DIR). */
   protosDir?: string;
@@ -128,6 +128,8 @@ export interface WatchOptions {
   /** How often the watch resumes after UNAVAILABLE or WATCHER_TOO_SLOW without progress (default 3). */
   retries?: number;
   backoffMs?: number;
+  /** How long each open waits for its first message (sent at once) before opening again (default 10000). */
+  firstMessageMs?: number;
 }
 
 export type WatchItem =

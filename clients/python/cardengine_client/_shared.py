@@ -9,6 +9,7 @@ and how they read from the wire.
 
 from __future__ import annotations
 
+import random
 import uuid
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
@@ -205,8 +206,12 @@ class ClientSettings:
         return tuple((key, value) for key, value in pairs if value is not None)
 
     def delay(self, attempt: int) -> float:
-        """Seconds to wait before retry number ``attempt`` (from 0): the backoff, doubled."""
-        return self.backoff * float(2**attempt)
+        """Seconds to wait before retry number ``attempt`` (from 0).
+
+        The backoff, doubled per attempt, of which a random half or more, so that callers
+        turned away together (a burst the service shed) do not all come back at once.
+        """
+        return self.backoff * float(2**attempt) * random.uniform(0.5, 1.0)
 
     def retries_of(self, *, idempotent: bool) -> CallRetries:
         """The retry bookkeeping of one unary call (see :class:`CallRetries`)."""
@@ -399,12 +404,21 @@ def resumable(error: EngineError) -> bool:
     return isinstance(error, WatcherTooSlow) or error.code is grpc.StatusCode.UNAVAILABLE
 
 
+DEFAULT_FIRST_MESSAGE_TIMEOUT: Final = 10.0
+"""Seconds a watch waits for the first message of a stream it opened before opening it again.
+
+The service sends one at once (the view, the next version or a heartbeat), so only a stream
+that never started is silent this long.
+"""
+
+
 class WatchState:
     """Where a resuming watch stands: the last version, failures in a row, opens, the end.
 
     The blocking and the asyncio watch each own one and only move messages between it and
     the wire: :meth:`open_request` before each (re)open, :meth:`take` for every message,
-    :meth:`failure` when the stream breaks (it says how long to wait, or raises).
+    :meth:`failure` when the stream breaks (it says how long to wait, or raises), and
+    :meth:`silent` for a stream that sent nothing within ``first_message_timeout``.
     """
 
     def __init__(
@@ -413,13 +427,16 @@ class WatchState:
         *,
         settings: ClientSettings,
         reload_on_expiry: bool,
+        first_message_timeout: float = DEFAULT_FIRST_MESSAGE_TIMEOUT,
     ) -> None:
         self.request = request
         self.settings = settings
         self.reload_on_expiry = reload_on_expiry
+        self.first_message_timeout = first_message_timeout
         self.version = request.from_version
         self.failures = 0
         self.opened = 0
+        self.heard = False
         self.closed = False
         self.ended = False
 
@@ -441,6 +458,7 @@ class WatchState:
     def open_request(self) -> engine_service_pb2.WatchGameRequest:
         """The request for the next open: from the last version received."""
         self.opened += 1
+        self.heard = False
         self.request.from_version = self.version
         return self.request
 
@@ -450,6 +468,7 @@ class WatchState:
         Raises:
             Internal: the stream skipped versions (the service promises it never does).
         """
+        self.heard = True
         kind = response.WhichOneof("message")
         if kind == "update":
             return self._accept(response.update)
@@ -466,6 +485,13 @@ class WatchState:
         """The error for a stream that ended before GameEnded (the service never does that)."""
         return Unavailable(grpc.StatusCode.UNAVAILABLE, "the stream ended before the game")
 
+    def silent(self) -> EngineError:
+        """The error for a stream that sent nothing within ``first_message_timeout``."""
+        return Unavailable(
+            grpc.StatusCode.UNAVAILABLE,
+            f"WatchGame sent nothing within {self.first_message_timeout} s of opening",
+        )
+
     def reloads(self, error: EngineError) -> bool:
         """Whether ``error`` is answered by reloading the view instead of raising."""
         return isinstance(error, VersionExpired) and self.reload_on_expiry
@@ -473,11 +499,15 @@ class WatchState:
     def failure(self, error: EngineError, cause: BaseException | None) -> float:
         """Seconds to wait before watching again after ``error``.
 
+        A CANCELLED before the stream's first message is taken for a call the service shed
+        before it started (gRPC does so under a burst of new calls): watching again helps.
+
         Raises:
             EngineError: ``error`` itself, when watching again cannot help or the failures
                 in a row used up the retries.
         """
-        if not resumable(error) or self.failures >= self.settings.retries:
+        shed = error.code is grpc.StatusCode.CANCELLED and not self.heard
+        if not (resumable(error) or shed) or self.failures >= self.settings.retries:
             raise error from cause
         delay = self.settings.delay(self.failures)
         self.failures += 1

@@ -25,6 +25,7 @@ import grpc
 from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc, game_pb2
 
 from cardengine_client._shared import (
+    DEFAULT_FIRST_MESSAGE_TIMEOUT,
     LOG_PAGE_SIZE,
     ClientSettings,
     ClockSpec,
@@ -298,15 +299,23 @@ class AsyncEngineClient:
         events_only: bool = False,
         *,
         reload_on_expiry: bool = False,
+        first_message_timeout: float = DEFAULT_FIRST_MESSAGE_TIMEOUT,
     ) -> AsyncGameWatch:
         """Follow a game as it is played: ``async for`` one update per version, in order.
 
         The arguments and the resuming are those of ``EngineClient.watch``: a dropped
         connection, UNAVAILABLE or WATCHER_TOO_SLOW re-opens the stream from the last
-        version received (up to ``retries`` times in a row), then ``GameEnded`` ends it.
+        version received (up to ``retries`` times in a row), as does a stream that never
+        started (shed with CANCELLED, or silent for ``first_message_timeout`` seconds), then
+        ``GameEnded`` ends it.
         """
         request = watch_request(game_id, seat, from_version, events_only)
-        state = WatchState(request, settings=self._settings, reload_on_expiry=reload_on_expiry)
+        state = WatchState(
+            request,
+            settings=self._settings,
+            reload_on_expiry=reload_on_expiry,
+            first_message_timeout=first_message_timeout,
+        )
         return AsyncGameWatch(self, state, token)
 
     def _open_watch(
@@ -420,7 +429,13 @@ class AsyncGameWatch(AsyncIterator[WatchItem]):
         error: EngineError
         cause: BaseException | None = None
         try:
-            return await anext(self._messages)
+            if self._state.heard:
+                return await anext(self._messages)
+            timeout = self._state.first_message_timeout
+            return await asyncio.wait_for(anext(self._messages), timeout)
+        except TimeoutError:
+            error = self._state.silent()
+            self._stop_call()
         except StopAsyncIteration:
             error = self._state.cut()
         except grpc.aio.AioRpcError as rpc_error:

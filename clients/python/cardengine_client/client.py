@@ -17,6 +17,7 @@ version once, in order, as if nothing had happened.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
@@ -27,6 +28,7 @@ from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc, game_pb2
 
 from cardengine_client._shared import (
     ADMIN_TOKEN_KEY,
+    DEFAULT_FIRST_MESSAGE_TIMEOUT,
     LANGUAGE_KEY,
     LOG_PAGE_SIZE,
     PLAYER_TYPES,
@@ -424,6 +426,7 @@ class EngineClient:
         events_only: bool = False,
         *,
         reload_on_expiry: bool = False,
+        first_message_timeout: float = DEFAULT_FIRST_MESSAGE_TIMEOUT,
     ) -> GameWatch:
         """Follow a game as it is played: an iterator of one update per version, in order.
 
@@ -432,8 +435,10 @@ class EngineClient:
         messages and, once the game is over, one ``GameEnded``, then stops; heartbeats are
         consumed. A dropped connection, UNAVAILABLE or WATCHER_TOO_SLOW re-opens the stream
         from the last version received (up to ``retries`` times in a row, with this client's
-        backoff), so no version is missed or repeated. Close the returned watch (or leave its
-        ``with`` block) to stop early; the stream has no deadline.
+        backoff), so no version is missed or repeated; so does a stream that never started:
+        one the service shed with CANCELLED before its first message, or one silent for
+        ``first_message_timeout``. Close the returned watch (or leave its ``with`` block) to
+        stop early; the stream has no deadline.
 
         Args:
             game_id: the game to watch.
@@ -446,6 +451,8 @@ class EngineClient:
                 ``from_version`` (VERSION_EXPIRED), load the view with :meth:`view`, yield it
                 as an update with no events (even with ``events_only``) and continue from
                 its version, instead of raising.
+            first_message_timeout: seconds to wait for the first message of each open (the
+                service sends one at once) before opening the stream again.
 
         Raises (while iterating):
             VersionExpired: ``from_version`` is older than the events kept (unless
@@ -455,7 +462,12 @@ class EngineClient:
             InvalidArgument, NotFound, Unauthenticated, PermissionDenied.
         """
         request = watch_request(game_id, seat, from_version, events_only)
-        state = WatchState(request, settings=self._settings, reload_on_expiry=reload_on_expiry)
+        state = WatchState(
+            request,
+            settings=self._settings,
+            reload_on_expiry=reload_on_expiry,
+            first_message_timeout=first_message_timeout,
+        )
         return GameWatch(self, state, token)
 
     def _open_watch(
@@ -506,6 +518,8 @@ class GameWatch(Iterator[WatchItem]):
         self._token = token
         self._call: grpc.CallIterator[engine_service_pb2.WatchGameResponse] | None = None
         self._messages: Iterator[engine_service_pb2.WatchGameResponse] = iter(())
+        self._first_message_timer: threading.Timer | None = None
+        self._silenced: object = None  # the call the timer cancelled for want of a message
 
     @property
     def version(self) -> int:
@@ -559,14 +573,20 @@ class GameWatch(Iterator[WatchItem]):
         if self._call is None:
             self._call = self._client._open_watch(self._state.open_request(), self._token)
             self._messages = iter(self._call)
+            self._start_first_message_timer(self._call)
         error: EngineError
         cause: grpc.RpcError | None = None
         try:
-            return next(self._messages)
+            response = next(self._messages)
+            self._stop_first_message_timer()
+            return response
         except StopIteration:
             error = self._state.cut()
         except grpc.RpcError as rpc_error:
             error, cause = from_rpc_error(rpc_error), rpc_error
+            if self._silenced is self._call:
+                error = self._state.silent()
+        self._stop_first_message_timer()
         self._call = None
         if self._state.closed:
             return None
@@ -576,8 +596,33 @@ class GameWatch(Iterator[WatchItem]):
         time.sleep(self._state.failure(error, cause))
         return None
 
+    def _start_first_message_timer(
+        self, call: grpc.CallIterator[engine_service_pb2.WatchGameResponse]
+    ) -> None:
+        """Cancel ``call`` if no message comes within the first-message timeout.
+
+        A blocking read has no deadline of its own; the timer's thread cancels the call and
+        marks it, so :meth:`_receive` takes the CANCELLED for a silent stream.
+        """
+
+        def silence() -> None:
+            self._silenced = call
+            call.cancel()  # type: ignore[no-untyped-call]
+
+        timer = threading.Timer(self._state.first_message_timeout, silence)
+        timer.daemon = True
+        self._first_message_timer = timer
+        timer.start()
+
+    def _stop_first_message_timer(self) -> None:
+        """Drop the first-message timer, if one runs (a message came, or the call is over)."""
+        timer, self._first_message_timer = self._first_message_timer, None
+        if timer is not None:
+            timer.cancel()
+
     def _stop_call(self) -> None:
         """Cancel the open call, if any (grpc's stubs leave ``cancel`` untyped)."""
+        self._stop_first_message_timer()
         call, self._call = self._call, None
         if call is not None:
             call.cancel()  # type: ignore[no-untyped-call]

@@ -81,6 +81,10 @@ class EngineServiceStub:
     events the viewer may see and (unless events_only) the viewer's view at that version.
     Moves made through any server process arrive. Idle streams get a heartbeat; the stream
     ends after GameEnded once the game is over, and otherwise runs until the client leaves.
+    The first message comes at once: the current view (from_version 0), the next version, or
+    a heartbeat when there is none yet. A client that hears nothing within a few seconds of
+    opening should open it again: a server taking a burst of new calls may drop some before
+    they start, with CANCELLED.
     After a drop, watch again from the last version received: nothing is missed or repeated.
     A client that reads more slowly than the game moves is never cut off for it: once it is
     far behind, the versions it has not yet been sent come merged into one update (see
@@ -199,6 +203,10 @@ class EngineServiceAsyncStub(EngineServiceStub):
     events the viewer may see and (unless events_only) the viewer's view at that version.
     Moves made through any server process arrive. Idle streams get a heartbeat; the stream
     ends after GameEnded once the game is over, and otherwise runs until the client leaves.
+    The first message comes at once: the current view (from_version 0), the next version, or
+    a heartbeat when there is none yet. A client that hears nothing within a few seconds of
+    opening should open it again: a server taking a burst of new calls may drop some before
+    they start, with CANCELLED.
     After a drop, watch again from the last version received: nothing is missed or repeated.
     A client that reads more slowly than the game moves is never cut off for it: once it is
     far behind, the versions it has not yet been sent come merged into one update (see
@@ -350,6 +358,10 @@ class EngineServiceServicer(metaclass=_abc_1.ABCMeta):
         events the viewer may see and (unless events_only) the viewer's view at that version.
         Moves made through any server process arrive. Idle streams get a heartbeat; the stream
         ends after GameEnded once the game is over, and otherwise runs until the client leaves.
+        The first message comes at once: the current view (from_version 0), the next version, or
+        a heartbeat when there is none yet. A client that hears nothing within a few seconds of
+        opening should open it again: a server taking a burst of new calls may drop some before
+        they start, with CANCELLED.
         After a drop, watch again from the last version received: nothing is missed or repeated.
         A client that reads more slowly than the game moves is never cut off for it: once it is
         far behind, the versions it has not yet been sent come merged into one update (see
