@@ -1,4 +1,4 @@
-"""Service keys at the gRPC door: which key may call what, and how often (one interceptor).
+"""Service keys at the door of every port: which key may call what, and how often.
 
 With service keys configured (``--service-key``), every EngineService call that carries an
 ``x-service-key`` must carry one of them (else UNAUTHENTICATED, ``SERVICE_KEY_INVALID``), and
@@ -20,26 +20,27 @@ Every call made with a key then takes a token from that key's bucket, and every
 ``GAME_QUOTA_EXCEEDED``) with a ``RetryInfo`` and a ``QuotaFailure``. A game whose call then
 fails is taken back out of the window. Calls without a key are not metered here.
 
-With no keys configured none of this runs (no interceptor): a local setup, as logged at start.
-The browser gateway (``--web-port``) calls the servicer directly, past this interceptor: it
-is a plaintext, loopback door (:mod:`engine_service.api.exposure`).
+With no keys configured none of this runs (no door): a local setup, as logged at start.
+The door stands in front of each method's handler where the handlers are registered
+(:func:`engine_service.api.wire.method_handlers`), so the gRPC port and the web port (the
+browser gateway) apply one policy, with one log line per refusal.
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import grpc
 from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from engine_service.api.errors import DOMAIN, abort, unexpected_status
-from engine_service.api.interceptors import AioInterceptor, EngineServiceInterceptor, Handler
 from engine_service.api.servicer import ADMIN_HEADER, SERVICE_KEY_HEADER, language_of, metadata_of
 from engine_service.app.seats import ADMIN, CREATE, LIST, ServiceKey, ServiceKeys, call_scope
 from engine_service.i18n import explain
@@ -47,8 +48,8 @@ from engine_service.settings import Settings
 from engine_service.store.quota import KeyQuotas
 
 Context = grpc.aio.ServicerContext[Any, Any]
-_Unary = Callable[[Any, Context], Awaitable[Any]]
-_Streaming = Callable[[Any, Context], AsyncIterator[Any]]
+Behaviour = Callable[..., Any]
+"""A method's handler function: a coroutine function, or an async generator function."""
 log = logging.getLogger(__name__)
 rpc_log = logging.getLogger("engine_service.rpc")
 
@@ -239,19 +240,11 @@ class Door:
             with contextlib.suppress(Exception):  # the call's own status is what the client needs
                 await self._quotas.take_back_game(admission.key.name, admission.game)
 
-
-class AccessInterceptor(EngineServiceInterceptor):
-    """Runs :class:`Door` before every EngineService handler; other services pass through."""
-
-    def __init__(self, door: Door) -> None:
-        super().__init__()
-        self._door = door
-
-    async def _admit(self, method: str, request: Any, context: Context) -> Admission:
+    async def enter(self, method: str, request: Any, context: Context) -> Admission:
         """The admission, or the call ended with the refusal's status (logged as one line)."""
         started = time.perf_counter()
         try:
-            return await self._door.admit(method, request, context)
+            return await self.admit(method, request, context)
         except Refused as refused:
             status = refused.status
         except Exception as error:  # Redis down: UNAVAILABLE; anything else INTERNAL, logged
@@ -270,44 +263,35 @@ class AccessInterceptor(EngineServiceInterceptor):
         await abort(context, status)
         raise AssertionError("abort() always raises")  # pragma: no cover
 
-    def wrap(self, method: str, handler: Handler) -> Handler:
-        """``handler`` behind the door: admitted first, a refused create's game given back."""
-        door = self._door
-        admit = self._admit
-        if handler.unary_unary is not None:
-            behaviour = cast(_Unary, handler.unary_unary)  # the stubs type only sync handlers
+    def guard(self, method: str, behaviour: Behaviour) -> Behaviour:
+        """``method``'s ``behaviour`` behind the door.
 
-            async def unary(request: Any, context: Context) -> Any:
-                admission = await admit(method, request, context)
-                try:
-                    with call_scope(admission.scope, admission.caller):
-                        return await behaviour(request, context)
-                except Exception:  # refused or failed: no game (a cancelled call may have one)
-                    await door.take_back(admission)
-                    raise
-
-            return grpc.unary_unary_rpc_method_handler(
-                unary,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            streaming = cast(_Streaming, handler.unary_stream)
+        The call is admitted first; a failed create's game is given back; the call's scope
+        is set for the servicer (:func:`call_scope`).
+        """
+        enter = self.enter
+        if inspect.isasyncgenfunction(behaviour):
 
             async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
-                await admit(method, request, context)
-                async for reply in streaming(request, context):
+                await enter(method, request, context)
+                async for reply in behaviour(request, context):
                     yield reply
 
-            return grpc.unary_stream_rpc_method_handler(
-                stream,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        return handler
+            return stream
+
+        async def unary(request: Any, context: Context) -> Any:
+            admission = await enter(method, request, context)
+            try:
+                with call_scope(admission.scope, admission.caller):
+                    return await behaviour(request, context)
+            except Exception:  # refused or failed: no game (a cancelled call may have one)
+                await self.take_back(admission)
+                raise
+
+        return unary
 
 
-def access_interceptors(settings: Settings, client: Any) -> list[AioInterceptor]:
+def access_door(settings: Settings, client: Any) -> Door | None:
     """The door for the configured keys over ``client`` (the store's Redis); none without keys.
 
     Raises:
@@ -319,7 +303,7 @@ def access_interceptors(settings: Settings, client: Any) -> list[AioInterceptor]
             "no service keys: CreateGame, ListGames and GetGame need no key, and nothing is "
             "rate-limited (a local setup); give --service-key for a shared service"
         )
-        return []
+        return None
     defaults = QuotaDefaults.of(settings)
     log.info(
         "service keys",
@@ -331,4 +315,4 @@ def access_interceptors(settings: Settings, client: Any) -> list[AioInterceptor]
             "games_window_seconds": defaults.window_ms // 1000,
         },
     )
-    return [AccessInterceptor(Door(keys, KeyQuotas(client), defaults))]
+    return Door(keys, KeyQuotas(client), defaults)

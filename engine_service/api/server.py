@@ -21,7 +21,7 @@ from grpc_health.v1 import health, health_pb2
 from grpc_health.v1._async import HealthServicer
 
 from engine_service.api import metrics
-from engine_service.api.access import access_interceptors
+from engine_service.api.access import access_door
 from engine_service.api.drain import Drain, backlog_seconds, drain_on_signals
 from engine_service.api.health_probe import RedisHealth
 from engine_service.api.interceptors import SERVICE_NAME
@@ -164,12 +164,15 @@ async def build_server(settings: Settings) -> EngineServer:
     interceptors: list[grpc.aio.ServerInterceptor[Any, Any]] = []
     if settings.metrics_port:
         interceptors.append(metrics.MetricsInterceptor())
-    interceptors += access_interceptors(settings, store.client)  # service keys, quotas
+    door = access_door(settings, store.client)  # service keys, quotas: on every port
+    guard = None if door is None else door.guard
     server = new_grpc_server(interceptors, settings.max_request_bytes, settings.pending_calls_limit)
     engine = engine_for(settings, store, drain.work_clock)
     keys = ServiceKeys.of(settings.service_keys)
     servicer = EngineServicer(engine, feed, settings.watch_idle_seconds, keys)
-    add_engine_service(servicer, server, settings.max_request_bytes, settings.watcher_stall_seconds)
+    add_engine_service(
+        servicer, server, settings.max_request_bytes, settings.watcher_stall_seconds, guard
+    )
     health_servicer = HealthServicer()
     health_service = health_pb2.DESCRIPTOR.services_by_name["Health"]
     add_guarded_service(health_servicer, health_service, server, settings.max_request_bytes)
@@ -185,7 +188,9 @@ async def build_server(settings: Settings) -> EngineServer:
     if settings.web_port:
         # The page's gRPC-Web calls reach this same servicer, on this same event loop.
         host = settings.address.rsplit(":", 1)[0].strip("[]")
-        register = functools.partial(add_engine_service, max_bytes=settings.max_request_bytes)
+        register = functools.partial(
+            add_engine_service, max_bytes=settings.max_request_bytes, door=guard
+        )
         web = WebGateway(
             servicer,
             register,

@@ -9,6 +9,9 @@ INVALID_ARGUMENT (``REQUEST_UNDECODABLE``) or RESOURCE_EXHAUSTED (``REQUEST_TOO_
 the one log line every call writes. The same registration serves the gRPC port and the
 gRPC-Web gateway, which both hand calls to one servicer.
 
+A door (:meth:`engine_service.api.access.Door.guard`: service keys, scopes, quotas) stands
+in front of every method where one is configured, on both ports alike.
+
 On the gRPC port a server stream's messages are written with a deadline
 (:func:`written`): a client that stops reading blocks the write on HTTP/2 flow control, and
 the stream is then cut off with WATCHER_TOO_SLOW instead of being held until the client leaves.
@@ -36,6 +39,8 @@ from engine_service.core.errors import EngineError, MalformedRequest, WatcherToo
 from engine_service.settings import Settings
 
 SERVICE: Final = engine_service_pb2.DESCRIPTOR.services_by_name["EngineService"]
+Guard = Callable[[str, Callable[..., Any]], Callable[..., Any]]
+"""Puts a method's handler function behind a check, by method name (the access door)."""
 DEFAULT_MAX_REQUEST_BYTES: Final = Settings().max_request_bytes
 """The largest request accepted unless configured (the largest real one is a few KB)."""
 
@@ -165,11 +170,12 @@ def method_handlers(
     service: descriptor.ServiceDescriptor = SERVICE,
     guard: bool = False,
     stall_seconds: float | None = None,
+    door: Guard | None = None,
 ) -> dict[str, grpc.RpcMethodHandler[Any, Any]]:
     """Every method's handler on ``servicer``, by method name.
 
-    ``guard``: see :func:`guarded`; ``stall_seconds``: server streams are :func:`written` with
-    that deadline.
+    ``guard``: see :func:`guarded`; ``door``: every method behind it; ``stall_seconds``:
+    server streams are :func:`written` with that deadline.
     """
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
     for method in service.methods:
@@ -185,6 +191,8 @@ def method_handlers(
         behaviour = getattr(servicer, method.name)
         if guard:
             behaviour = guarded(behaviour)
+        if door is not None:
+            behaviour = door(method.name, behaviour)
         if method.server_streaming and stall_seconds is not None:
             behaviour = written(behaviour, stall_seconds)
         handlers[method.name] = make(
@@ -200,13 +208,15 @@ def add_engine_service(
     server: Any,
     max_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     stall_seconds: float | None = None,
+    door: Guard | None = None,
 ) -> None:
     """Register ``servicer`` on ``server`` (a ``grpc.aio`` server or the gRPC-Web app).
 
     As the generated ``add_EngineServiceServicer_to_server`` does, but with deserializers
-    that never raise (see the module docstring); ``stall_seconds``: see :func:`written`.
+    that never raise (see the module docstring); ``stall_seconds``: see :func:`written`;
+    ``door``: the access checks every call passes first.
     """
-    handlers = method_handlers(servicer, max_bytes, stall_seconds=stall_seconds)
+    handlers = method_handlers(servicer, max_bytes, stall_seconds=stall_seconds, door=door)
     _register(server, SERVICE, handlers)
 
 

@@ -190,10 +190,10 @@ def key_spec(name: str, key: str, scopes: Iterable[str]) -> str:
 def call_scope(scope: str, caller: str = "") -> Iterator[None]:
     """Let :meth:`ServiceKeys.valid` answer for ``scope`` during the current call.
 
-    The interceptor that admits service keys (:mod:`engine_service.api.access`) knows the
-    method, the servicer's handlers only the key; this tells them which of the key's scopes
-    the call needs, and who calls (:func:`caller`). Outside it (the browser gateway) a key
-    stands in only with ``admin``.
+    The door that admits service keys on every port (:mod:`engine_service.api.access`) knows
+    the method, the servicer's handlers only the key; this tells them which of the key's
+    scopes the call needs, and who calls (:func:`caller`). Outside it (no keys configured,
+    so no door) a key stands in only with ``admin``.
     """
     scope_token, caller_token = _CALL_SCOPE.set(scope), _CALLER.set(caller)
     try:

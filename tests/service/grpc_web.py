@@ -27,12 +27,16 @@ def grpc_web(port: int, method: str, data: bytes) -> tuple[int, str]:
     return reply.status, reply.reason
 
 
-def grpc_web_call(port: int, method: str, data: bytes) -> WebReply:
-    """A unary gRPC-Web call: its status, ErrorInfo reason and reply message, if any."""
+def grpc_web_call(
+    port: int, method: str, data: bytes, metadata: tuple[tuple[str, str], ...] = ()
+) -> WebReply:
+    """A gRPC-Web call with ``metadata`` as headers: its status, ErrorInfo reason and (last)
+    reply message, if any."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
         body = b"\x00" + struct.pack(">I", len(data)) + data
         headers = {"content-type": "application/grpc-web+proto", "x-grpc-web": "1"}
+        headers.update(metadata)
         connection.request("POST", f"{SERVICE_PATH}/{method}", body, headers)
         reply = connection.getresponse().read()
     finally:

@@ -22,9 +22,10 @@ from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import engine_service_pb2_grpc
 
 from engine_service.app.seats import parse_key_spec, token_hash
-from engine_service.devtools.local import local_service
+from engine_service.devtools.local import free_port, local_service
 from engine_service.store.quota import games_key, rate_key
-from tests.service.keyed import Key, new_key, refusal, server_process
+from tests.service.grpc_web import SERVICE_PATH, grpc_web_call
+from tests.service.keyed import Key, new_key, refusal, refusal_of, server_process
 from tests.service.rpc_helpers import HUMAN
 
 pytestmark = pytest.mark.service
@@ -293,3 +294,81 @@ def test_a_rematch_needs_a_create_key_and_counts_in_its_games(redis_url: str) ->
             grpc.StatusCode.RESOURCE_EXHAUSTED,
             "GAME_QUOTA_EXCEEDED",
         )
+
+
+def grpc_port_call(address: str) -> Any:
+    """Calls on the gRPC port: ``(method, request, metadata) -> (code, reason, reply)``."""
+    channel = grpc.insecure_channel(address)
+
+    def call(method: str, request: Any, metadata: tuple[tuple[str, str], ...]) -> Any:
+        path = f"{SERVICE_PATH}/{method}"
+        streaming = method == "WatchGame"
+        stub = (channel.unary_stream if streaming else channel.unary_unary)(path)
+        try:
+            reply = stub(request.SerializeToString(), metadata=metadata, timeout=10)
+            return 0, "", list(reply)[-1] if streaming else reply
+        except grpc.RpcError as error:
+            return error.code().value[0], refusal_of(error).reason, None
+
+    return call, channel.close
+
+
+def web_port_call(port: int) -> Any:
+    """The same calls on the web port, as gRPC-Web."""
+
+    def call(method: str, request: Any, metadata: tuple[tuple[str, str], ...]) -> Any:
+        reply = grpc_web_call(port, method, request.SerializeToString(), metadata)
+        return reply.status, reply.reason, reply.message
+
+    return call, lambda: None
+
+
+OK, UNAUTHENTICATED, DENIED, EXHAUSTED = 0, 16, 7, 8
+
+
+@pytest.mark.parametrize("door", ["grpc", "web"])
+def test_one_access_policy_on_every_port(redis_url: str, door: str) -> None:
+    """Keys, scopes, rate limits and streams: the same answers on the gRPC and the web port."""
+    creator, lister, admin = new_key("create"), new_key("list"), new_key("admin")
+    stranger = new_key("create,list,admin")  # not configured
+    slow = new_key("list", "rate=0.01,burst=1")
+    web_port = free_port()
+    lines = tuple(key.line for key in (creator, lister, admin, slow))
+    with local_service(redis_url, service_keys=lines, web_port=web_port) as address:
+        call, close = grpc_port_call(address) if door == "grpc" else web_port_call(web_port)
+        try:
+            create = api.CreateGameRequest(game_type="hearts", seats=SEATS)
+            assert call("CreateGame", create, ())[:2] == (UNAUTHENTICATED, "SERVICE_KEY_INVALID")
+            assert call("CreateGame", create, stranger.md)[:2] == (
+                UNAUTHENTICATED,
+                "SERVICE_KEY_INVALID",
+            )
+            assert call("CreateGame", create, lister.md)[:2] == (DENIED, "SERVICE_KEY_SCOPE")
+            code, _, made = call("CreateGame", create, creator.md)
+            assert code == OK
+            game = api.CreateGameResponse.FromString(made)
+            listing = api.ListGamesRequest()
+            assert call("ListGames", listing, ())[:2] == (UNAUTHENTICATED, "SERVICE_KEY_INVALID")
+            for other in (creator, admin):
+                assert call("ListGames", listing, other.md)[:2] == (DENIED, "SERVICE_KEY_SCOPE")
+            assert call("ListGames", listing, lister.md)[0] == OK
+            get = api.GetGameRequest(game_id=game.game_id)
+            token = (("x-admin-token", game.admin_token),)
+            assert call("GetGame", get, creator.md)[:2] == (DENIED, "SERVICE_KEY_SCOPE")
+            assert call("GetGame", get, creator.md + token)[0] == OK
+            view = api.GetGameViewRequest(game_id=game.game_id)
+            assert call("GetGameView", view, ())[0] == OK
+            assert call("GetGameView", view, stranger.md)[0] == UNAUTHENTICATED
+            end = api.EndGameRequest(game_id=game.game_id, reason="done")
+            assert call("EndGame", end, lister.md)[:2] == (DENIED, "SERVICE_KEY_SCOPE")
+            assert call("EndGame", end, admin.md)[0] == OK
+            watch = api.WatchGameRequest(game_id=game.game_id)
+            code, _, last = call("WatchGame", watch, lister.md)  # a finished game's stream ends
+            assert code == OK
+            assert api.WatchGameResponse.FromString(last).HasField("ended")
+            assert call("WatchGame", watch, stranger.md)[0] == UNAUTHENTICATED
+            types = api.ListGameTypesRequest()
+            assert call("ListGameTypes", types, slow.md)[0] == OK
+            assert call("ListGameTypes", types, slow.md)[:2] == (EXHAUSTED, "RATE_LIMITED")
+        finally:
+            close()
