@@ -7,19 +7,30 @@ the same ASGI app. Two gaps of ``sonora`` 0.2.3 are filled here, without touchin
 handler: its context's ``abort`` takes no trailing metadata (so the ``google.rpc.Status``
 details the servicer sends, ``grpc-status-details-bin``, would be lost), and an error in a
 server stream after its first message, or a stream with no message at all, is not reported
-as a status. Both are answered here with a proper grpc-web trailer frame. sonora also reads
-a call's whole HTTP body into memory, however long; here a body longer than the request
-limit allows is not read further and the call ends with RESOURCE_EXHAUSTED, as gRPC's own
-limit ends it on the gRPC port.
+as a status. Both are answered here with a proper grpc-web trailer frame.
+
+sonora also trusts what a client sends: it reads a call's whole HTTP body however long, and
+a body that is not base64 (``grpc-web-text``), a ``grpc-timeout`` it cannot parse, a header
+that is not ASCII or a client that leaves mid-body raise inside it, which uvicorn answers
+with HTTP 500 and a logged traceback. Here every call is read and checked first
+(:func:`_problem`): a body longer than the request limit allows is not read further
+(RESOURCE_EXHAUSTED ``REQUEST_TOO_LARGE``, as gRPC's own limit on the gRPC port), anything
+else unreadable gets INVALID_ARGUMENT ``REQUEST_UNDECODABLE`` naming what was wrong, each
+with one log line, and a client that left gets nothing and leaves nothing in the log. A
+request with both ``Content-Length`` and ``Transfer-Encoding`` is refused with HTTP 400 and
+the connection closed (which of the two framed it is ambiguous: request smuggling), and a
+WebSocket upgrade is refused (403).
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import binascii
 import contextlib
 import logging
 import mimetypes
+import re
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, MutableMapping
 from pathlib import Path
@@ -28,8 +39,12 @@ from urllib.parse import quote
 
 import grpc
 import uvicorn
+from google.rpc import status_pb2
 from sonora import protocol  # type: ignore[import-untyped]
 from sonora.asgi import ServicerContext, grpcASGI  # type: ignore[import-untyped]
+
+from engine_service.api.errors import RequestTooLarge, status_for
+from engine_service.core.errors import EngineError, MalformedRequest
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +67,16 @@ class _BodyTooLarge(Exception):
     """A call's HTTP body outgrew what a request within the limit can take."""
 
 
+class _ClientLeft(Exception):
+    """The client went away before its call's body was all there."""
+
+
+_TIMEOUT = re.compile(rb"[0-9]{1,8}[HMSmun]")
+"""A ``grpc-timeout`` value as the gRPC protocol writes it: up to 8 digits and a unit."""
+_FRAME_HEADER = 5
+"""A gRPC message frame: a flags byte and a 4-byte big-endian length, then the message."""
+
+
 def body_limit(max_request_bytes: int) -> int:
     """The longest HTTP body a request of ``max_request_bytes`` can come in.
 
@@ -62,20 +87,72 @@ def body_limit(max_request_bytes: int) -> int:
     return (max_request_bytes + 5) * 4 // 3 + 4
 
 
-def _bounded(receive: Receive, limit: int) -> Receive:
-    """``receive``, raising :class:`_BodyTooLarge` once the body passes ``limit`` bytes."""
-    seen = 0
+async def _whole_body(receive: Receive, limit: int | None) -> bytes:
+    """A call's HTTP body, read to its end.
 
-    async def bounded_receive() -> Message:
-        nonlocal seen
+    Raises:
+        _BodyTooLarge: it passed ``limit`` bytes (nothing more is read).
+        _ClientLeft: the client went away first.
+    """
+    body = bytearray()
+    while True:
         message = await receive()
-        if message["type"] == "http.request":
-            seen += len(message.get("body", b""))
-            if seen > limit:
-                raise _BodyTooLarge()
-        return message
+        if message["type"] == "http.disconnect":
+            raise _ClientLeft()
+        body += message.get("body", b"")
+        if limit is not None and len(body) > limit:
+            raise _BodyTooLarge()
+        if not message.get("more_body", False):
+            return bytes(body)
 
-    return bounded_receive
+
+def _replayed(body: bytes, receive: Receive) -> Receive:
+    """``receive`` as sonora reads it: the whole ``body`` first, then whatever comes next."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replay() -> Message:
+        return pending.pop() if pending else await receive()
+
+    return replay
+
+
+def _problem(scope: Scope, body: bytes) -> MalformedRequest | None:
+    """What makes a gRPC-Web call unreadable, if anything: its headers, then its body.
+
+    The body of a unary-request call is one uncompressed message frame, base64 as a whole
+    for ``grpc-web-text``; the message itself is the deserializer's to judge.
+    """
+    for name, value in scope["headers"]:
+        header = name.decode("latin-1")
+        if not (name + value).isascii():
+            return _undecodable(f"header {header}", "holds bytes that are not ASCII")
+        if name == b"grpc-timeout" and not _TIMEOUT.fullmatch(value):
+            return _undecodable("header grpc-timeout", "is not a gRPC timeout, e.g. 5S")
+        if name.endswith(b"-bin") and not _is_base64(value, padded=False):
+            return _undecodable(f"header {header}", "is not base64")
+    kind = dict(scope["headers"]).get(b"content-type", b"")
+    if b"text" in kind:
+        if not _is_base64(body, padded=True):
+            return _undecodable("body", "is not base64, as grpc-web-text needs")
+        body = base64.b64decode(body)
+    if len(body) < _FRAME_HEADER or int.from_bytes(body[1:5], "big") != len(body) - 5:
+        return _undecodable("body", "is not one gRPC message frame")
+    if body[0] != 0:
+        return _undecodable("body", "is a compressed or trailer frame; send it uncompressed")
+    return None
+
+
+def _undecodable(field: str, description: str) -> MalformedRequest:
+    return MalformedRequest(field, f"{field} {description}", "REQUEST_UNDECODABLE")
+
+
+def _is_base64(data: bytes, *, padded: bool) -> bool:
+    """Whether ``data`` is base64 (padding optional unless ``padded``, as gRPC allows)."""
+    try:
+        base64.b64decode(data if padded else data + b"=" * (-len(data) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
 
 
 class _Context(ServicerContext):  # type: ignore[misc]
@@ -110,14 +187,36 @@ class GrpcWebApp(grpcASGI):  # type: ignore[misc]
         self._max_body = max_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Handle the call as sonora does, its body bounded (see :func:`body_limit`)."""
-        if scope["type"] != "http" or self._max_body is None:
-            await super().__call__(scope, receive, send)
+        """Handle the call as sonora does, once its request is read and found readable."""
+        if scope["type"] == "websocket":
+            log.info("web request refused", extra={"reason": "WEBSOCKET"})
+            await send({"type": "websocket.close", "code": 1008})  # the handshake gets 403
+            return
+        if scope["type"] != "http":
+            return
+        headers = {name for name, _ in scope["headers"]}
+        if {b"content-length", b"transfer-encoding"} <= headers:
+            log.info("web request refused", extra={"reason": "AMBIGUOUS_LENGTH"})
+            await _respond(send, 400, b"both Content-Length and Transfer-Encoding", "text/plain")
+            return
+        if scope["method"] != "POST" or self._get_rpc_handler(scope["path"]) is None:
+            await super().__call__(scope, receive, send)  # the page's files
             return
         try:
-            await super().__call__(scope, _bounded(receive, self._max_body), send)
+            body = await _whole_body(receive, self._max_body)
+        except _ClientLeft:
+            return  # nobody to answer
         except _BodyTooLarge:
-            await _refuse_too_large(scope, send, self._max_body)
+            error: EngineError = RequestTooLarge(f"the request body is over {self._max_body} bytes")
+        else:
+            found = _problem(scope, body)
+            if found is None:
+                await super().__call__(scope, _replayed(body, receive), send)
+                return
+            error = found
+        status = status_for(error)
+        log.info("web request refused", extra={"rpc": scope["path"], "reason": status.message})
+        await _refuse(scope, send, status)
 
     def _create_context(self, scope: Scope) -> _Context:
         context = super()._create_context(scope)
@@ -202,11 +301,14 @@ class GrpcWebApp(grpcASGI):  # type: ignore[misc]
         await send({"type": "http.response.body", "body": _trailers(context), "more_body": False})
 
 
-async def _refuse_too_large(scope: Scope, send: Send, limit: int) -> None:
-    """End a call whose body is too long: RESOURCE_EXHAUSTED in a trailers-only reply."""
+async def _refuse(scope: Scope, send: Send, status: status_pb2.Status) -> None:
+    """End a call the servicer never saw with ``status``, in a trailers-only reply."""
     kind = dict(scope["headers"]).get(b"content-type", b"application/grpc-web+proto")
-    text = f"grpc-status: {grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]}\r\n"
-    text += f"grpc-message: {quote(f'request body over {limit} bytes')}\r\n"
+    if not kind.isascii() or b"grpc-web" not in kind:
+        kind = b"application/grpc-web+proto"
+    details = base64.b64encode(status.SerializeToString()).decode()
+    text = f"grpc-status: {status.code}\r\ngrpc-message: {quote(status.message)}\r\n"
+    text += f"grpc-status-details-bin: {details}\r\n"
     frame = b"\x80" + len(text).to_bytes(4, "big") + text.encode()
     if b"text" in kind:
         frame = base64.b64encode(frame)
@@ -251,6 +353,8 @@ async def static_app(scope: Scope, receive: Receive, send: Send) -> None:
 
 async def _respond(send: Send, status: int, body: bytes, kind: str) -> None:
     headers = [(b"content-type", kind.encode()), (b"cache-control", b"no-cache")]
+    if status == 400:
+        headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body, "more_body": False})
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import http.client
+import socket
 import struct
 from dataclasses import dataclass
 
@@ -41,6 +42,11 @@ def grpc_web_call(
         reply = connection.getresponse().read()
     finally:
         connection.close()
+    return web_reply(reply)
+
+
+def web_reply(reply: bytes) -> WebReply:
+    """The status, ErrorInfo reason and last message of a gRPC-Web response body."""
     offset, status, reason, message = 0, -1, "", None
     while offset + 5 <= len(reply):  # frames: flag, length, payload
         flag, length = reply[offset], struct.unpack(">I", reply[offset + 1 : offset + 5])[0]
@@ -65,3 +71,19 @@ def reason_of(details: bytes) -> str:
         if detail.Unpack(info):
             return str(info.reason)
     return ""
+
+
+def raw_http(port: int, request: bytes, *, leave_early: bool = False) -> tuple[int, bytes]:
+    """Send ``request`` bytes as they are; the HTTP status and body of the answer.
+
+    ``leave_early``: close the connection right after sending, reading nothing (0, b"").
+    """
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        connection.sendall(request)
+        if leave_early:
+            return 0, b""
+        answer = bytearray()
+        while chunk := connection.recv(65536):  # the server closes: each request says so
+            answer += chunk
+    head, _, body = bytes(answer).partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), body

@@ -8,6 +8,7 @@ serves the internal snapshot schema.
 
 from __future__ import annotations
 
+import base64
 import logging
 import time
 from collections.abc import Iterator
@@ -24,7 +25,7 @@ from grpc_reflection.v1alpha import reflection_pb2 as reflection
 from engine_service.devtools.local import free_port, local_service
 from engine_service.settings import parse_settings
 from tests.service.fuzz_requests import SERVICE
-from tests.service.grpc_web import grpc_web
+from tests.service.grpc_web import grpc_web, raw_http, web_reply
 from tests.service.rpc_helpers import (
     HUMAN,
     create,
@@ -263,7 +264,7 @@ def test_reflection_finds_no_internal_file_by_name_symbol_or_extension(
 def test_the_gateway_stops_reading_a_body_far_over_the_limit(web_port: int) -> None:
     data = b"\x0a" + b"\xff" * 5 * SMALL_LIMIT  # not even looked at: the body is too long
     status, reason = grpc_web(web_port, "GetGameView", data)
-    assert (status, reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED.value[0], "")
+    assert (status, reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED.value[0], "REQUEST_TOO_LARGE")
     assert grpc_web(web_port, "ListGameTypes", b"") == (0, "")  # and it still serves
 
 
@@ -290,3 +291,84 @@ def test_health_and_reflection_answer_undecodable_bytes_with_invalid_argument(
             grpc.StatusCode.INVALID_ARGUMENT,
             "REQUEST_UNDECODABLE",
         )
+
+
+LIST_TYPES = "/cardengine.v1.EngineService/ListGameTypes"
+ONE_FRAME = b"\x00\x00\x00\x00\x00"
+"""An empty ListGameTypesRequest in one gRPC-Web message frame."""
+
+
+def http_request(
+    headers: dict[str, bytes], body: bytes, *, path: str = LIST_TYPES, length: int | None = None
+) -> bytes:
+    """A POST as bytes, with ``headers`` as they are (any byte) and a Content-Length."""
+    lines = [f"POST {path} HTTP/1.1".encode(), b"host: 127.0.0.1", b"connection: close"]
+    lines += [name.encode() + b": " + value for name, value in headers.items()]
+    lines.append(b"content-length: " + str(len(body) if length is None else length).encode())
+    return b"\r\n".join(lines) + b"\r\n\r\n" + body
+
+
+GRPC_WEB = {"content-type": b"application/grpc-web+proto", "x-grpc-web": b"1"}
+UNDECODABLE_CALLS = {
+    "text body not base64": http_request(
+        {"content-type": b"application/grpc-web-text", "x-grpc-web": b"1"}, b"!!not base64!!"
+    ),
+    "grpc-timeout abc": http_request({**GRPC_WEB, "grpc-timeout": b"abc"}, ONE_FRAME),
+    "seat token not ASCII": http_request({**GRPC_WEB, "x-seat-token": b"caf\xe9"}, ONE_FRAME),
+    "admin token not ASCII": http_request({**GRPC_WEB, "x-admin-token": b"\xff\xfe"}, ONE_FRAME),
+    "binary header not base64": http_request({**GRPC_WEB, "x-trace-bin": b"*!"}, ONE_FRAME),
+    "frame cut short": http_request(GRPC_WEB, b"\x00\x00"),
+    "frame longer than said": http_request(GRPC_WEB, b"\x00\x00\x00\x00\x01ab"),
+    "compressed frame": http_request(GRPC_WEB, b"\x01\x00\x00\x00\x00"),
+}
+
+
+def gateway_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    """What the gateway and uvicorn logged."""
+    return [r for r in caplog.records if r.name.startswith(("engine_service.web", "uvicorn"))]
+
+
+@pytest.mark.parametrize("case", list(UNDECODABLE_CALLS))
+def test_the_gateway_answers_a_malformed_call_with_a_status_and_one_line(
+    web_port: int, case: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No HTTP 500 and no traceback for anything a client sends: INVALID_ARGUMENT."""
+    caplog.set_level(logging.INFO)
+    http_status, body = raw_http(web_port, UNDECODABLE_CALLS[case])
+    if case.startswith("text"):
+        body = base64.b64decode(body)
+    reply = web_reply(body)
+    assert (http_status, reply.status, reply.reason) == (
+        200,
+        grpc.StatusCode.INVALID_ARGUMENT.value[0],
+        "REQUEST_UNDECODABLE",
+    )
+    records = gateway_records(caplog)
+    assert len(records) == 1 and not records[0].exc_info, [r.getMessage() for r in records]
+    assert grpc_web(web_port, "ListGameTypes", b"") == (0, "")  # and it still serves
+
+
+def test_the_gateway_refuses_ambiguous_framing_and_websockets(
+    web_port: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Content-Length and chunked at once (request smuggling): 400, connection closed."""
+    caplog.set_level(logging.INFO)
+    both = http_request({**GRPC_WEB, "transfer-encoding": b"chunked"}, b"5\r\n" + ONE_FRAME)
+    assert raw_http(web_port, both + b"\r\n0\r\n\r\n")[0] == 400
+    upgrade = (
+        b"GET / HTTP/1.1\r\nhost: 127.0.0.1\r\nupgrade: websocket\r\nconnection: Upgrade\r\n"
+        b"sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n"
+    )
+    assert raw_http(web_port, upgrade)[0] == 403
+    records = gateway_records(caplog)
+    assert len(records) == 2 and not any(r.exc_info for r in records), records
+
+
+def test_a_client_that_leaves_mid_body_leaves_nothing_in_the_log(
+    web_port: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    raw_http(web_port, http_request(GRPC_WEB, b"\x00\x00", length=100), leave_early=True)
+    time.sleep(0.5)  # the server has seen the connection close
+    assert gateway_records(caplog) == []
+    assert grpc_web(web_port, "ListGameTypes", b"") == (0, "")
