@@ -34,11 +34,13 @@ help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}' \
 	  | sed -e '' $(foreach v,$(sort $(shell sed -nE 's/^[a-z-]+:.*## //p' $(MAKEFILE_LIST) | grep -oE '\$$\([A-Z_]+\)' | tr -d '$$()')),-e 's|$$($(v))|$(subst |,\|,$(subst &,\&,$($(v))))|g')
 
-system-deps: ## install Debian packages that are missing (redis-server, python3-venv, python3-dev and gcc for mypyc, nodejs, npm)
+system-deps: ## install Debian packages that are missing (redis-server, python3-venv, python3-dev and gcc for mypyc, nodejs, npm, curl and jq for the README's HTTP session)
 	@missing=""; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
 	command -v node >/dev/null || missing="$$missing nodejs"; \
 	command -v npm >/dev/null || missing="$$missing npm"; \
+	command -v curl >/dev/null || missing="$$missing curl"; \
+	command -v jq >/dev/null || missing="$$missing jq"; \
 	$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || missing="$$missing python3-venv"; \
 	command -v gcc >/dev/null || missing="$$missing gcc"; \
 	$(PYTHON) -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \

@@ -90,7 +90,7 @@ class Settings:
             defaults to :data:`DEFAULT_PROCESSES`, the cores this process may run on.
         max_request_bytes: the largest request message taken, on the gRPC port (gRPC's
             ``grpc.max_receive_message_length``: larger ones get RESOURCE_EXHAUSTED before
-            anything reads them) and on the gRPC-Web gateway.
+            anything reads them) and on the web port.
         pending_calls_limit: how many new calls may wait for the event loop to take them;
             past it gRPC sheds new ones with CANCELLED before they start (gRPC's default).
     """

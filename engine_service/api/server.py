@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import sys
 from collections.abc import Callable, Sequence
@@ -32,8 +31,10 @@ from engine_service.api.timer_workers import TimerWorkers, engine_for, timer_set
 from engine_service.api.tls import bind
 from engine_service.api.wire import (
     DEFAULT_MAX_REQUEST_BYTES,
+    SERVICE,
     add_engine_service,
     add_guarded_service,
+    method_behaviours,
 )
 from engine_service.app.engine import Engine
 from engine_service.app.seats import ServiceKeys
@@ -44,7 +45,7 @@ from engine_service.store.preflight import RedisRefused, check_redis
 from engine_service.store.redis_feed import RedisEventFeed
 from engine_service.store.redis_store import RedisGameStore
 from engine_service.store.url_secrets import redacted
-from engine_service.web.gateway import WebGateway
+from engine_service.web.gateway import WebApp, WebGateway
 
 REDIS_CONNECTIONS = 64
 log = logging.getLogger(__name__)
@@ -186,19 +187,11 @@ async def build_server(settings: Settings) -> EngineServer:
         raise RuntimeError(f"cannot bind {settings.address}")
     web = None
     if settings.web_port:
-        # The page's gRPC-Web calls reach this same servicer, on this same event loop.
+        # Connect and gRPC-Web calls reach this same servicer, on this same event loop.
         host = settings.address.rsplit(":", 1)[0].strip("[]")
-        register = functools.partial(
-            add_engine_service, max_bytes=settings.max_request_bytes, door=guard
-        )
-        web = WebGateway(
-            servicer,
-            register,
-            host,
-            settings.web_port,
-            settings.grace_seconds,
-            settings.max_request_bytes,
-        )
+        behaviours = method_behaviours(servicer, door=guard)
+        app = WebApp(behaviours, SERVICE, settings.max_request_bytes)
+        web = WebGateway(app, host, settings.web_port, settings.grace_seconds)
     workers = None
     if settings.timer_loop and settings.background_workers:
         workers = TimerWorkers(settings)

@@ -6,8 +6,9 @@ service. Here every method is registered with a deserializer that never raises: 
 are not the request message (or more bytes than the service accepts) become an
 :class:`Unreadable` marker, and the servicer's ``rpc`` decorators turn the marker into
 INVALID_ARGUMENT (``REQUEST_UNDECODABLE``) or RESOURCE_EXHAUSTED (``REQUEST_TOO_LARGE``), with
-the one log line every call writes. The same registration serves the gRPC port and the
-gRPC-Web gateway, which both hand calls to one servicer.
+the one log line every call writes. The gRPC port and the web port (Connect and gRPC-Web,
+:mod:`engine_service.web.gateway`) hand calls to one servicer, through the same
+:func:`method_behaviours`.
 
 A door (:meth:`engine_service.api.access.Door.guard`: service keys, scopes, quotas) stands
 in front of every method where one is configured, on both ports alike.
@@ -164,6 +165,29 @@ async def _cut(replies: AsyncGenerator[Any, None], error: EngineError) -> None:
         return
 
 
+def method_behaviours(
+    servicer: object,
+    service: descriptor.ServiceDescriptor = SERVICE,
+    guard: bool = False,
+    door: Guard | None = None,
+) -> dict[str, Callable[..., Any]]:
+    """Every method's handler function on ``servicer``, by method name, as every port calls it.
+
+    ``guard``: see :func:`guarded`; ``door``: every method behind it.
+    """
+    behaviours: dict[str, Callable[..., Any]] = {}
+    for method in service.methods:
+        if method.client_streaming:  # pragma: no cover (the service has none)
+            raise TypeError(f"{method.name}: client streams are not registered here")
+        behaviour = getattr(servicer, method.name)
+        if guard:
+            behaviour = guarded(behaviour)
+        if door is not None:
+            behaviour = door(method.name, behaviour)
+        behaviours[method.name] = behaviour
+    return behaviours
+
+
 def method_handlers(
     servicer: object,
     max_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
@@ -172,15 +196,14 @@ def method_handlers(
     stall_seconds: float | None = None,
     door: Guard | None = None,
 ) -> dict[str, grpc.RpcMethodHandler[Any, Any]]:
-    """Every method's handler on ``servicer``, by method name.
+    """Every method's gRPC handler on ``servicer``, by method name.
 
-    ``guard``: see :func:`guarded`; ``door``: every method behind it; ``stall_seconds``:
-    server streams are :func:`written` with that deadline.
+    ``guard``, ``door``: see :func:`method_behaviours`; ``stall_seconds``: server streams are
+    :func:`written` with that deadline.
     """
+    behaviours = method_behaviours(servicer, service, guard, door)
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
     for method in service.methods:
-        if method.client_streaming:  # pragma: no cover (the service has none)
-            raise TypeError(f"{method.name}: client streams are not registered here")
         request_class = message_factory.GetMessageClass(method.input_type)
         reply_class = message_factory.GetMessageClass(method.output_type)
         make = (
@@ -188,11 +211,7 @@ def method_handlers(
             if method.server_streaming
             else grpc.unary_unary_rpc_method_handler
         )
-        behaviour = getattr(servicer, method.name)
-        if guard:
-            behaviour = guarded(behaviour)
-        if door is not None:
-            behaviour = door(method.name, behaviour)
+        behaviour = behaviours[method.name]
         if method.server_streaming and stall_seconds is not None:
             behaviour = written(behaviour, stall_seconds)
         handlers[method.name] = make(
@@ -210,7 +229,7 @@ def add_engine_service(
     stall_seconds: float | None = None,
     door: Guard | None = None,
 ) -> None:
-    """Register ``servicer`` on ``server`` (a ``grpc.aio`` server or the gRPC-Web app).
+    """Register ``servicer`` on ``server`` (a ``grpc.aio`` server).
 
     As the generated ``add_EngineServiceServicer_to_server`` does, but with deserializers
     that never raise (see the module docstring); ``stall_seconds``: see :func:`written`;

@@ -1,1 +1,1 @@
-"""The browser table's gateway: gRPC-Web to the same servicer, and the bundled page."""
+"""The web port: Connect (JSON and binary) and gRPC-Web to the same servicer, and the page."""

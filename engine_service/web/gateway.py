@@ -1,50 +1,53 @@
-"""gRPC-Web for the browser table, served by uvicorn on the gRPC server's event loop.
+"""The web port: Connect (JSON and binary), gRPC-Web and the browser table, on one uvicorn.
 
-The page (``web/``, bundled into ``web/dist`` by ``make web``) calls the EngineService over
-gRPC-Web. :class:`WebGateway` hands those calls to the *same* :class:`EngineServicer` instance
-the gRPC server uses, through ``sonora``'s ASGI application, and serves the page's files from
-the same ASGI app. Two gaps of ``sonora`` 0.2.3 are filled here, without touching any
-handler: its context's ``abort`` takes no trailing metadata (so the ``google.rpc.Status``
-details the servicer sends, ``grpc-status-details-bin``, would be lost), and an error in a
-server stream after its first message, or a stream with no message at all, is not reported
-as a status. Both are answered here with a proper grpc-web trailer frame.
+Every EngineService method is served at ``/cardengine.v1.EngineService/<Method>`` by the
+Connect project's own runtime (``connect-python``, its ``ConnectASGIApplication``): the
+Connect protocol with JSON or binary bodies (so ``curl`` can drive a game), server streams
+as Connect streams, and gRPC-Web for browsers. Each call goes to the *same* handler functions
+the gRPC port runs (:func:`engine_service.api.wire.method_behaviours`: the servicer behind
+the access door), on the gRPC server's event loop, with a small context that gives the
+servicer what it asks of a gRPC context: the call's metadata (the HTTP headers) and
+``abort``, which becomes a :class:`~connectrpc.errors.ConnectError` carrying the same
+``google.rpc`` details (ErrorInfo, LocalizedMessage, BadRequest, RetryInfo, ...). Everything
+else on the port is the page's files.
 
-sonora also trusts what a client sends: it reads a call's whole HTTP body however long, and
-a body that is not base64 (``grpc-web-text``), a ``grpc-timeout`` it cannot parse, a header
-that is not ASCII or a client that leaves mid-body raise inside it, which uvicorn answers
-with HTTP 500 and a logged traceback. Here every call is read and checked first
-(:func:`_problem`): a body longer than the request limit allows is not read further
-(RESOURCE_EXHAUSTED ``REQUEST_TOO_LARGE``, as gRPC's own limit on the gRPC port), anything
-else unreadable gets INVALID_ARGUMENT ``REQUEST_UNDECODABLE`` naming what was wrong, each
-with one log line, and a client that left gets nothing and leaves nothing in the log. A
-request with both ``Content-Length`` and ``Transfer-Encoding`` is refused with HTTP 400 and
-the connection closed (which of the two framed it is ambiguous: request smuggling), and a
-WebSocket upgrade is refused (403).
+Before a call reaches the runtime, what it cannot take is answered here: a WebSocket upgrade
+is refused (403), a request with both ``Content-Length`` and ``Transfer-Encoding`` gets HTTP
+400 and a closed connection (which of the two frames the body is ambiguous: request
+smuggling), and each call is read and checked by :mod:`engine_service.web.intake`, each
+refusal with one log line. A body the runtime's codecs cannot decode would be UNKNOWN there,
+as if the service had failed: :func:`strict_codecs` makes it INVALID_ARGUMENT
+``REQUEST_UNDECODABLE``, as on the gRPC port. Compressed requests are not taken: a request
+is a few hundred bytes, and a compressed one could unpack past every limit.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
+import contextvars
 import logging
 import mimetypes
-import re
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, MutableMapping
 from pathlib import Path
-from typing import Any
-from urllib.parse import quote
+from typing import Any, Final
 
 import grpc
 import uvicorn
+from connectrpc import _codec
+from connectrpc.code import Code
+from connectrpc.errors import ConnectError
+from connectrpc.method import IdempotencyLevel, MethodInfo
+from connectrpc.request import RequestContext
+from connectrpc.server import ConnectASGIApplication, Endpoint
+from google.protobuf import descriptor, message_factory
 from google.rpc import status_pb2
-from sonora import protocol  # type: ignore[import-untyped]
-from sonora.asgi import ServicerContext, grpcASGI  # type: ignore[import-untyped]
 
-from engine_service.api.errors import RequestTooLarge, status_for
-from engine_service.core.errors import EngineError, MalformedRequest
+from engine_service.api.errors import status_for
+from engine_service.api.wire import Unreadable
+from engine_service.core.errors import EngineError
+from engine_service.web import intake
 
 log = logging.getLogger(__name__)
 
@@ -52,275 +55,230 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
+Behaviour = Callable[..., Any]
 
 STATIC_ROOT = Path(__file__).resolve().parents[2] / "web" / "dist"
 """Where ``make web`` writes the bundled page."""
 STARTUP_SECONDS = 15.0
 _NOT_BUILT = b"<!doctype html><title>cardengine</title><p>The page is not built: run make web."
+_DETAILS_KEY: Final = "grpc-status-details-bin"
+_CODES: Final = {
+    status.value[0]: Code.CANCELED if status is grpc.StatusCode.CANCELLED else Code[status.name]
+    for status in grpc.StatusCode
+    if status is not grpc.StatusCode.OK
+}
+"""gRPC's codes by number, as Connect's (the same set; Connect spells CANCELLED with one L)."""
+_refusal: contextvars.ContextVar[EngineError | None] = contextvars.ContextVar(
+    "refusal", default=None
+)
+"""What the current call must end with, found before the runtime took it (see ``intake``)."""
 
 
-class _Aborted(grpc.RpcError):
-    """Raised by :meth:`_Context.abort`, as ``grpc.aio`` raises on ``context.abort``."""
+class CallContext:
+    """What the servicer asks of a call's context, over a Connect request's context."""
 
+    def __init__(self, context: RequestContext[Any, Any]) -> None:
+        self._context = context
 
-class _BodyTooLarge(Exception):
-    """A call's HTTP body outgrew what a request within the limit can take."""
-
-
-class _ClientLeft(Exception):
-    """The client went away before its call's body was all there."""
-
-
-_TIMEOUT = re.compile(rb"[0-9]{1,8}[HMSmun]")
-"""A ``grpc-timeout`` value as the gRPC protocol writes it: up to 8 digits and a unit."""
-_FRAME_HEADER = 5
-"""A gRPC message frame: a flags byte and a 4-byte big-endian length, then the message."""
-
-
-def body_limit(max_request_bytes: int) -> int:
-    """The longest HTTP body a request of ``max_request_bytes`` can come in.
-
-    Its frame header adds 5 bytes and ``grpc-web-text`` base64 adds a third; a body within
-    this but a message over the limit still reaches the deserializer, which refuses it with
-    the details of a status (``REQUEST_TOO_LARGE``).
-    """
-    return (max_request_bytes + 5) * 4 // 3 + 4
-
-
-async def _whole_body(receive: Receive, limit: int | None) -> bytes:
-    """A call's HTTP body, read to its end.
-
-    Raises:
-        _BodyTooLarge: it passed ``limit`` bytes (nothing more is read).
-        _ClientLeft: the client went away first.
-    """
-    body = bytearray()
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise _ClientLeft()
-        body += message.get("body", b"")
-        if limit is not None and len(body) > limit:
-            raise _BodyTooLarge()
-        if not message.get("more_body", False):
-            return bytes(body)
-
-
-def _replayed(body: bytes, receive: Receive) -> Receive:
-    """``receive`` as sonora reads it: the whole ``body`` first, then whatever comes next."""
-    pending = [{"type": "http.request", "body": body, "more_body": False}]
-
-    async def replay() -> Message:
-        return pending.pop() if pending else await receive()
-
-    return replay
-
-
-def _problem(scope: Scope, body: bytes) -> MalformedRequest | None:
-    """What makes a gRPC-Web call unreadable, if anything: its headers, then its body.
-
-    The body of a unary-request call is one uncompressed message frame, base64 as a whole
-    for ``grpc-web-text``; the message itself is the deserializer's to judge.
-    """
-    for name, value in scope["headers"]:
-        header = name.decode("latin-1")
-        if not (name + value).isascii():
-            return _undecodable(f"header {header}", "holds bytes that are not ASCII")
-        if name == b"grpc-timeout" and not _TIMEOUT.fullmatch(value):
-            return _undecodable("header grpc-timeout", "is not a gRPC timeout, e.g. 5S")
-        if name.endswith(b"-bin") and not _is_base64(value, padded=False):
-            return _undecodable(f"header {header}", "is not base64")
-    kind = dict(scope["headers"]).get(b"content-type", b"")
-    if b"text" in kind:
-        if not _is_base64(body, padded=True):
-            return _undecodable("body", "is not base64, as grpc-web-text needs")
-        body = base64.b64decode(body)
-    if len(body) < _FRAME_HEADER or int.from_bytes(body[1:5], "big") != len(body) - 5:
-        return _undecodable("body", "is not one gRPC message frame")
-    if body[0] != 0:
-        return _undecodable("body", "is a compressed or trailer frame; send it uncompressed")
-    return None
-
-
-def _undecodable(field: str, description: str) -> MalformedRequest:
-    return MalformedRequest(field, f"{field} {description}", "REQUEST_UNDECODABLE")
-
-
-def _is_base64(data: bytes, *, padded: bool) -> bool:
-    """Whether ``data`` is base64 (padding optional unless ``padded``, as gRPC allows)."""
-    try:
-        base64.b64decode(data if padded else data + b"=" * (-len(data) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    return True
-
-
-class _Context(ServicerContext):  # type: ignore[misc]
-    """sonora's context, whose ``abort`` also keeps the trailing metadata (status details)."""
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        """The request's headers, as gRPC metadata (names in lower case)."""
+        return tuple(self._context.request_headers().allitems())
 
     async def abort(
         self, code: grpc.StatusCode, details: str = "", trailing_metadata: Any = ()
     ) -> None:
-        if code == grpc.StatusCode.OK:
-            raise ValueError("abort needs an error code")
-        self.set_code(code)
-        self.set_details(details)
-        if trailing_metadata:
-            self.set_trailing_metadata(tuple(trailing_metadata))
-        raise _Aborted()
+        """End the call with ``code``, ``details`` and the status details the metadata holds."""
+        raise _connect_error(code, details, trailing_metadata)
 
 
-def _trailers(context: _Context) -> bytes:
-    """The grpc-web trailer frame: status, message and the trailing metadata (details)."""
-    trailers = [("grpc-status", str(context.code.value[0]))]
-    if context.details:
-        trailers.append(("grpc-message", quote(str(context.details).encode("utf8"))))
-    trailers.extend(context._trailing_metadata or ())
-    return bytes(context._wrap_message(True, False, protocol.pack_trailers(trailers)))
+def _connect_error(code: grpc.StatusCode, message: str, metadata: Any) -> ConnectError:
+    """The Connect error of a gRPC status, with its ``google.rpc.Status`` details kept."""
+    packed = dict(metadata or ()).get(_DETAILS_KEY)
+    status = status_pb2.Status.FromString(packed) if packed else status_pb2.Status()
+    return ConnectError(_CODES[code.value[0]], message, status.details)
 
 
-class GrpcWebApp(grpcASGI):  # type: ignore[misc]
-    """sonora's ASGI app with status details kept and stream errors reported as statuses."""
+def _from_status(status: status_pb2.Status) -> ConnectError:
+    """The Connect error of a ``google.rpc.Status``."""
+    return ConnectError(_CODES[status.code], status.message, status.details)
 
-    def __init__(self, application: Any, max_body: int | None = None) -> None:
-        super().__init__(application, enable_cors=False)
-        self._max_body = max_body
+
+class _StrictCodec:
+    """A codec of the runtime whose decoding failures are the client's (INVALID_ARGUMENT)."""
+
+    def __init__(self, codec: Any) -> None:
+        self._codec = codec
+
+    def name(self) -> str:
+        return str(self._codec.name())
+
+    def encode(self, message: Any) -> bytes:
+        return bytes(self._codec.encode(message))
+
+    def decode(self, data: bytes | bytearray, message: Any) -> Any:
+        try:
+            return self._codec.decode(data, message)
+        except Exception as error:  # DecodeError, ParseError: the bytes are not the message
+            unreadable = Unreadable(message.DESCRIPTOR.full_name, len(data)).error()
+            raise _from_status(status_for(unreadable)) from error
+
+
+def strict_codecs() -> None:
+    """Make the runtime's codecs refuse undecodable bodies with INVALID_ARGUMENT.
+
+    connect-python 0.9 keeps its codecs in a module registry and reports any exception of
+    theirs as UNKNOWN; wrapping each registered codec (once) is the only hook it offers.
+    """
+    registry = _codec._codecs
+    for name, codec in registry.items():
+        if not isinstance(codec, _StrictCodec):
+            registry[name] = _StrictCodec(codec)
+
+
+def _checked_intake() -> None:
+    """Raise the error the current call was refused with at intake, if any."""
+    found = _refusal.get()
+    if found is not None:
+        raise _from_status(status_for(found))
+
+
+def _unary(behaviour: Behaviour) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
+    async def call(request: Any, context: RequestContext[Any, Any]) -> Any:
+        _checked_intake()
+        return await behaviour(request, CallContext(context))
+
+    return call
+
+
+def _streaming(
+    behaviour: Behaviour,
+) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
+    async def call(request: Any, context: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+        _checked_intake()
+        async for reply in behaviour(request, CallContext(context)):
+            yield reply
+
+    return call
+
+
+def endpoints(
+    behaviours: Mapping[str, Behaviour], service: descriptor.ServiceDescriptor
+) -> dict[str, Any]:
+    """The Connect endpoint of every method of ``service``, by its URL path."""
+    found: dict[str, Any] = {}
+    for method in service.methods:
+        info: MethodInfo[Any, Any] = MethodInfo(
+            name=method.name,
+            service_name=service.full_name,
+            input=message_factory.GetMessageClass(method.input_type),
+            output=message_factory.GetMessageClass(method.output_type),
+            idempotency_level=IdempotencyLevel.UNKNOWN,
+        )
+        behaviour = behaviours[method.name]
+        path = f"/{service.full_name}/{method.name}"
+        if method.server_streaming:
+            found[path] = Endpoint.server_stream(info, _streaming(behaviour))
+        else:
+            found[path] = Endpoint.unary(info, _unary(behaviour))
+    return found
+
+
+class _ServiceApp(ConnectASGIApplication[Mapping[str, Any]]):
+    """The Connect runtime's application over endpoints built here (no generated code)."""
+
+    def __init__(
+        self,
+        service: descriptor.ServiceDescriptor,
+        found: Mapping[str, Any],
+        read_max_bytes: int | None,
+    ) -> None:
+        strict_codecs()
+        super().__init__(
+            service=found,
+            endpoints=lambda built: built,
+            read_max_bytes=read_max_bytes,
+            compressions=(),
+        )
+        self._path = f"/{service.full_name}"
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+
+class WebApp:
+    """The web port's ASGI application: service calls to the Connect runtime, else the page."""
+
+    def __init__(
+        self,
+        behaviours: Mapping[str, Behaviour],
+        service: descriptor.ServiceDescriptor,
+        max_request_bytes: int | None = None,
+    ) -> None:
+        self._service = _ServiceApp(service, endpoints(behaviours, service), max_request_bytes)
+        self._prefix = f"/{service.full_name}/"
+        self._max_body = None if max_request_bytes is None else body_limit(max_request_bytes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Handle the call as sonora does, once its request is read and found readable."""
+        """Refuse what the runtime cannot take (see the module docstring), route the rest."""
         if scope["type"] == "websocket":
             log.info("web request refused", extra={"reason": "WEBSOCKET"})
             await send({"type": "websocket.close", "code": 1008})  # the handshake gets 403
             return
         if scope["type"] != "http":
             return
-        headers = {name for name, _ in scope["headers"]}
-        if {b"content-length", b"transfer-encoding"} <= headers:
+        names = {name for name, _ in scope["headers"]}
+        if {b"content-length", b"transfer-encoding"} <= names:
             log.info("web request refused", extra={"reason": "AMBIGUOUS_LENGTH"})
             await _respond(send, 400, b"both Content-Length and Transfer-Encoding", "text/plain")
             return
-        if scope["method"] != "POST" or self._get_rpc_handler(scope["path"]) is None:
-            await super().__call__(scope, receive, send)  # the page's files
+        if not scope["path"].startswith(self._prefix):
+            await static_app(scope, receive, send)
+            return
+        if scope["method"] != "POST":
+            await _respond(send, 405, b"service calls are POSTs", "text/plain")
             return
         try:
-            body = await _whole_body(receive, self._max_body)
-        except _ClientLeft:
+            taken = await intake.take(scope, receive, self._max_body)
+        except intake.UnsupportedType:
+            log.info("web request refused", extra={"rpc": scope["path"], "reason": "MEDIA_TYPE"})
+            await _respond(
+                send,
+                415,
+                b"send application/json, application/proto, "
+                b"application/connect+json or +proto, or gRPC-Web",
+                "text/plain",
+            )
+            return
+        except intake.ClientLeft:
             return  # nobody to answer
-        except _BodyTooLarge:
-            error: EngineError = RequestTooLarge(f"the request body is over {self._max_body} bytes")
-        else:
-            found = _problem(scope, body)
-            if found is None:
-                await super().__call__(scope, _replayed(body, receive), send)
-                return
-            error = found
-        status = status_for(error)
-        log.info("web request refused", extra={"rpc": scope["path"], "reason": status.message})
-        await _refuse(scope, send, status)
-
-    def _create_context(self, scope: Scope) -> _Context:
-        context = super()._create_context(scope)
-        context.__class__ = _Context
-        return context  # type: ignore[no-any-return]
-
-    async def _do_grpc_error(self, send: Send, context: _Context) -> None:
-        await send(
-            {"type": "http.response.start", "status": 200, "headers": context._response_headers}
-        )
-        await send({"type": "http.response.body", "body": _trailers(context), "more_body": False})
-
-    async def _do_unary_response(
-        self,
-        rpc_method: grpc.RpcMethodHandler[Any, Any],
-        receive: Receive,
-        send: Send,
-        wrap_message: Callable[[bool, bool, bytes], bytes],
-        context: _Context,
-        coroutine: Awaitable[Any] | None,
-    ) -> None:
-        # sonora 0.2.3 writes this trailer frame's names and values as Python bytes reprs.
-        message = None if coroutine is None else await coroutine
-        serialize = rpc_method.response_serializer
-        assert serialize is not None  # every generated handler has one
-        body = b"" if message is None else wrap_message(False, False, serialize(message))
-        body += _trailers(context)
-        headers = [*context._response_headers, *(context._initial_metadata or ())]
-        headers.append((b"content-length", str(len(body)).encode()))
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send({"type": "http.response.body", "body": body, "more_body": False})
-
-    async def _do_streaming_response(
-        self,
-        rpc_method: grpc.RpcMethodHandler[Any, Any],
-        receive: Receive,
-        send: Send,
-        wrap_message: Callable[[bool, bool, bytes], bytes],
-        context: _Context,
-        coroutine: AsyncIterator[Any] | None,
-    ) -> None:
-        headers = context._response_headers
-        serialize = rpc_method.response_serializer
-        assert serialize is not None  # every generated handler has one
-        started = False
-
-        async def start() -> None:
-            nonlocal started
-            if not started:
-                if context._initial_metadata:
-                    headers.extend(context._initial_metadata)
-                await send({"type": "http.response.start", "status": 200, "headers": headers})
-                started = True
-
-        disconnected = asyncio.create_task(_disconnect(receive))
+        if taken.refusal is not None:
+            log.info(
+                "web request refused", extra={"rpc": scope["path"], "reason": str(taken.refusal)}
+            )
+        token = _refusal.set(taken.refusal)
         try:
-            if coroutine is not None:
-                while True:
-                    following = asyncio.ensure_future(anext(coroutine))
-                    await asyncio.wait(
-                        {following, disconnected}, return_when=asyncio.FIRST_COMPLETED
-                    )
-                    if not following.done():  # the page went away: end the stream now
-                        following.cancel()
-                        with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                            await following
-                        return
-                    try:
-                        message = following.result()
-                    except StopAsyncIteration:
-                        break
-                    await start()
-                    body = wrap_message(False, False, serialize(message))
-                    await send({"type": "http.response.body", "body": body, "more_body": True})
-        except grpc.RpcError:
-            pass  # the context holds the status the servicer aborted with
+            await self._service(scope, _replayed(taken.body, receive), send)
         finally:
-            disconnected.cancel()
-            if coroutine is not None:
-                await coroutine.aclose()  # type: ignore[attr-defined]
-        await start()
-        await send({"type": "http.response.body", "body": _trailers(context), "more_body": False})
+            _refusal.reset(token)
 
 
-async def _refuse(scope: Scope, send: Send, status: status_pb2.Status) -> None:
-    """End a call the servicer never saw with ``status``, in a trailers-only reply."""
-    kind = dict(scope["headers"]).get(b"content-type", b"application/grpc-web+proto")
-    if not kind.isascii() or b"grpc-web" not in kind:
-        kind = b"application/grpc-web+proto"
-    details = base64.b64encode(status.SerializeToString()).decode()
-    text = f"grpc-status: {status.code}\r\ngrpc-message: {quote(status.message)}\r\n"
-    text += f"grpc-status-details-bin: {details}\r\n"
-    frame = b"\x80" + len(text).to_bytes(4, "big") + text.encode()
-    if b"text" in kind:
-        frame = base64.b64encode(frame)
-    headers = [(b"content-type", kind), (b"content-length", str(len(frame)).encode())]
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
-    await send({"type": "http.response.body", "body": frame, "more_body": False})
+def body_limit(max_request_bytes: int) -> int:
+    """The longest HTTP body a request of ``max_request_bytes`` comes in.
+
+    That is the message and its envelope's 5-byte header (Connect streams and gRPC-Web).
+    """
+    return max_request_bytes + intake.ENVELOPE_HEADER
 
 
-async def _disconnect(receive: Receive) -> None:
-    """Return once the client has gone away."""
-    while (await receive())["type"] != "http.disconnect":
-        pass
+def _replayed(body: bytes, receive: Receive) -> Receive:
+    """``receive`` as the runtime reads it: the whole ``body`` first, then what comes next."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replay() -> Message:
+        return pending.pop() if pending else await receive()
+
+    return replay
 
 
 def _static_file(path: str) -> Path | None:
@@ -334,8 +292,6 @@ def _static_file(path: str) -> Path | None:
 
 async def static_app(scope: Scope, receive: Receive, send: Send) -> None:
     """Serve the bundled page (GET/HEAD only)."""
-    if scope["type"] != "http":
-        return
     if scope["method"] not in ("GET", "HEAD"):
         await _respond(send, 405, b"method not allowed", "text/plain")
         return
@@ -359,24 +315,6 @@ async def _respond(send: Send, status: int, body: bytes, kind: str) -> None:
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
-Register = Callable[[Any, grpc.Server], None]
-"""A generated ``add_...Servicer_to_server``: the api layer passes it, so that only the api
-touches generated code and this gateway serves whatever that servicer implements."""
-
-
-def build_app(
-    servicer: object, register: Register, max_request_bytes: int | None = None
-) -> GrpcWebApp:
-    """The ASGI app: gRPC-Web calls go to ``servicer``, everything else to the page's files.
-
-    With ``max_request_bytes``, no call's body is read past :func:`body_limit` of it.
-    """
-    limit = None if max_request_bytes is None else body_limit(max_request_bytes)
-    app = GrpcWebApp(static_app, limit)
-    register(servicer, app)
-    return app
-
-
 class _Server(uvicorn.Server):
     """uvicorn without its own signal handlers: the engine's loop already handles them."""
 
@@ -386,25 +324,13 @@ class _Server(uvicorn.Server):
 
 
 class WebGateway:
-    """The page and its gRPC-Web endpoint on ``host:port`` (0 picks a free port).
+    """The web port's ``app`` on ``host:port`` (0 picks a free port), served by uvicorn."""
 
-    ``register(servicer, app)`` adds the servicer's handlers, e.g.
-    ``add_EngineServiceServicer_to_server`` with the very servicer the gRPC server has.
-    """
-
-    def __init__(
-        self,
-        servicer: object,
-        register: Register,
-        host: str,
-        port: int,
-        grace_seconds: float,
-        max_request_bytes: int | None = None,
-    ) -> None:
+    def __init__(self, app: WebApp, host: str, port: int, grace_seconds: float) -> None:
         self._socket = socket.create_server((host, port))
         self.port = int(self._socket.getsockname()[1])
         config = uvicorn.Config(
-            build_app(servicer, register, max_request_bytes),
+            app,
             log_config=None,
             log_level="warning",
             access_log=False,

@@ -86,4 +86,19 @@ def raw_http(port: int, request: bytes, *, leave_early: bool = False) -> tuple[i
         while chunk := connection.recv(65536):  # the server closes: each request says so
             answer += chunk
     head, _, body = bytes(answer).partition(b"\r\n\r\n")
+    if b"transfer-encoding: chunked" in head.lower():
+        body = _dechunked(body)
     return int(head.split(b" ", 2)[1]), body
+
+
+def _dechunked(body: bytes) -> bytes:
+    """A chunked HTTP/1.1 body's data."""
+    data = bytearray()
+    while body:
+        size_line, _, body = body.partition(b"\r\n")
+        size = int(size_line.split(b";")[0], 16)
+        if size == 0:
+            break
+        data += body[:size]
+        body = body[size + 2 :]
+    return bytes(data)

@@ -8,7 +8,7 @@ bytes as before (``DUMP``). A request that succeeds and changes a game (or creat
 takes that game out of the watch and puts a fresh one in; games it creates are ended at
 once so that no bots play on in the background. At the end the server must still answer.
 
-A fifth as many cases go through the gRPC-Web gateway, which decodes requests on its own
+A fifth as many cases go through the web port (as gRPC-Web), which decodes requests on its own
 path. ``FUZZ_SEED`` repeats a run; ``FUZZ_CASES`` changes its length.
 """
 
@@ -45,7 +45,7 @@ CHANGING = frozenset(
 """Methods whose success may change a game or make one."""
 NEVER = (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN)
 GATEWAY_CASES = CASES // 5
-"""Cases sent through the gRPC-Web gateway (unary methods, no credentials)."""
+"""Cases sent through the web port as gRPC-Web (unary methods, no credentials)."""
 CODES = {code.value[0]: code for code in grpc.StatusCode}
 
 

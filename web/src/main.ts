@@ -1,9 +1,10 @@
 // The browser table: create or join a game, watch it version by version, play legal moves.
-// Every call goes over gRPC-Web to the engine's own servicer (engine_service/web/gateway.py).
+// Every call goes over the Connect protocol (binary) to the engine's own servicer, through the
+// web port's Connect runtime (engine_service/web/gateway.py).
 import { create, fromJson, toJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { durationFromMs, durationMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
-import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import { createConnectTransport } from "@connectrpc/connect-web";
 import { type Card, CardSchema } from "./gen/cardengine/v1/cards_pb.js";
 import { EngineService } from "./gen/cardengine/v1/engine_service_pb.js";
 import {
@@ -23,7 +24,7 @@ import { ErrorInfoSchema, LocalizedMessageSchema } from "./gen/google/rpc/error_
 
 const client = createClient(
   EngineService,
-  createGrpcWebTransport({ baseUrl: window.location.origin }),
+  createConnectTransport({ baseUrl: window.location.origin, useBinaryFormat: true }),
 );
 const SEATS: Record<string, number> = { hearts: 4, guandan: 4, klaberjass: 2 };
 const RANKS: Record<string, string> = {
