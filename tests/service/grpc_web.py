@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from google.rpc import error_details_pb2, status_pb2
 
 SERVICE_PATH = "/cardengine.v1.EngineService"
+LIST_TYPES = f"{SERVICE_PATH}/ListGameTypes"
 
 
 @dataclass(frozen=True)
@@ -73,18 +74,25 @@ def reason_of(details: bytes) -> str:
     return ""
 
 
-def raw_http(port: int, request: bytes, *, leave_early: bool = False) -> tuple[int, bytes]:
+def raw_http(
+    port: int, request: bytes, *, leave_early: bool = False, read_seconds: float = 10.0
+) -> tuple[int, bytes]:
     """Send ``request`` bytes as they are; the HTTP status and body of the answer.
 
     ``leave_early``: close the connection right after sending, reading nothing (0, b"").
+    An answer still coming after ``read_seconds`` (an open stream) is taken as far as it came.
     """
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+    with socket.create_connection(("127.0.0.1", port), timeout=read_seconds) as connection:
         connection.sendall(request)
         if leave_early:
             return 0, b""
         answer = bytearray()
-        while chunk := connection.recv(65536):  # the server closes: each request says so
-            answer += chunk
+        try:
+            while chunk := connection.recv(65536):  # the server closes: each request says so
+                answer += chunk
+        except TimeoutError:
+            if not answer:
+                raise
     head, _, body = bytes(answer).partition(b"\r\n\r\n")
     if b"transfer-encoding: chunked" in head.lower():
         body = _dechunked(body)
@@ -102,3 +110,13 @@ def _dechunked(body: bytes) -> bytes:
         data += body[:size]
         body = body[size + 2 :]
     return bytes(data)
+
+
+def http_request(
+    headers: dict[str, bytes], body: bytes, *, path: str = LIST_TYPES, length: int | None = None
+) -> bytes:
+    """A POST as bytes, with ``headers`` as they are (any byte) and a Content-Length."""
+    lines = [f"POST {path} HTTP/1.1".encode(), b"host: 127.0.0.1", b"connection: close"]
+    lines += [name.encode() + b": " + value for name, value in headers.items()]
+    lines.append(b"content-length: " + str(len(body) if length is None else length).encode())
+    return b"\r\n".join(lines) + b"\r\n\r\n" + body

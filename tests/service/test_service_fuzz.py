@@ -14,6 +14,7 @@ path. ``FUZZ_SEED`` repeats a run; ``FUZZ_CASES`` changes its length.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import random
@@ -25,12 +26,13 @@ import grpc
 import pytest
 import redis
 from cardengine.v1 import engine_service_pb2 as api
+from google.protobuf import json_format, message_factory
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from engine_service.devtools.local import free_port, local_service
 from engine_service.store.keys import events_key, game_key, log_key
 from tests.service.fuzz_requests import SERVICE, FuzzCase, Pools, RequestFuzzer
-from tests.service.grpc_web import grpc_web_call
+from tests.service.grpc_web import SERVICE_PATH, grpc_web_call, http_request, raw_http
 from tests.service.rpc_helpers import HUMAN, token_md
 from tests.volume import volume
 
@@ -238,3 +240,82 @@ def test_the_gateway_answers_generated_requests_without_internal_or_unknown(
                 break
         assert not failures, "\n".join(failures)
         assert grpc_web_call(port, "ListGameTypes", b"").status == 0
+
+
+WEB_TYPES = (b"application/json", b"application/proto")
+"""Unary calls' content types; a server stream's is ``application/connect+json``."""
+ODD_HEADERS = (b"x-seat-token", b"accept-language", b"connect-timeout-ms", b"grpc-timeout")
+
+
+def web_variant(rng: random.Random, case: FuzzCase) -> tuple[dict[str, bytes], bytes]:
+    """A generated request as one HTTP call to the web port: a content type, JSON (when the
+    bytes are a message) or binary, maybe cut or with a byte changed, maybe an odd header."""
+    streaming = case.method.server_streaming
+    kind = b"application/connect+json" if streaming else rng.choice(WEB_TYPES)
+    body = case.data
+    if kind != b"application/proto":
+        try:
+            message = message_factory.GetMessageClass(case.method.input_type).FromString(case.data)
+            body = json_format.MessageToJson(message).encode()
+        except Exception:  # not a message: its bytes as they are
+            pass
+    mutation = rng.randrange(4)
+    if mutation == 1 and body:
+        body = body[: rng.randrange(len(body))]
+    elif mutation == 2 and body:
+        spot = rng.randrange(len(body))
+        body = body[:spot] + bytes([rng.randrange(256)]) + body[spot + 1 :]
+    if streaming:
+        body = b"\x00" + len(body).to_bytes(4, "big") + body
+    headers = {"content-type": kind}
+    if rng.random() < 0.3:
+        headers[rng.choice(ODD_HEADERS).decode()] = rng.randbytes(rng.randrange(1, 12))
+    return headers, body
+
+
+@pytest.mark.volume
+def test_the_web_port_answers_generated_http_without_a_server_error(
+    run: Run, redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Generated requests as Connect calls (JSON or binary, cut, a byte changed, odd headers):
+    no HTTP 500, no UNKNOWN or INTERNAL, no traceback, and the port still serves."""
+    caplog.set_level(logging.ERROR)
+    port = free_port()
+    methods = list(SERVICE.methods)
+    rng = random.Random(SEED + 1)
+    failures: list[str] = []
+    with local_service(redis_url, web_port=port):
+        for index in range(GATEWAY_CASES):
+            case = run.fuzzer.case(methods[index % len(methods)])
+            headers, body = web_variant(rng, case)
+            path = f"{SERVICE_PATH}/{case.method.name}"
+            request = http_request(headers, body, path=path)
+            # a watch of a live game stays open: what came within a second is judged
+            status, answer = raw_http(port, request, read_seconds=1.0)
+            code = web_code(headers["content-type"], answer)
+            if status >= 500 or code in ("unknown", "internal"):
+                failures.append(f"seed {SEED} web case {index}: HTTP {status} {code}")
+            if len(failures) >= 20:
+                break
+        assert not failures, "\n".join(failures)
+        assert grpc_web_call(port, "ListGameTypes", b"").status == 0
+    tracebacks = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert not tracebacks, [r.getMessage() for r in tracebacks[:5]]
+    assert not run.changed_games()
+
+
+def web_code(kind: bytes, answer: bytes) -> str:
+    """The Connect error code of an answer, or ``""`` for a success (or no JSON at all)."""
+    if kind == b"application/connect+json":  # the end envelope holds the error, if any
+        while len(answer) >= 5:
+            size = int.from_bytes(answer[1:5], "big")
+            if answer[0] & 2:
+                error = json.loads(answer[5 : 5 + size]).get("error", {})
+                return str(error.get("code", ""))
+            answer = answer[5 + size :]
+        return ""
+    try:
+        found = json.loads(answer)
+    except ValueError:
+        return ""
+    return str(found.get("code", "")) if isinstance(found, dict) else ""

@@ -6,10 +6,13 @@ Each test makes keys of its own (fresh names, so fresh buckets) on the session's
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -20,6 +23,7 @@ import grpc
 import pytest
 from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import engine_service_pb2_grpc
+from google.protobuf import json_format
 
 from engine_service.app.seats import parse_key_spec, token_hash
 from engine_service.devtools.local import free_port, local_service
@@ -323,19 +327,81 @@ def web_port_call(port: int) -> Any:
     return call, lambda: None
 
 
+def connect_port_call(port: int) -> Any:
+    """The same calls on the web port, as Connect with JSON bodies (streams enveloped)."""
+
+    def call(method: str, request: Any, metadata: tuple[tuple[str, str], ...]) -> Any:
+        streaming = method == "WatchGame"
+        body = json_format.MessageToJson(request).encode()
+        if streaming:
+            body = b"\x00" + len(body).to_bytes(4, "big") + body
+        kind = "application/connect+json" if streaming else "application/json"
+        sent = urllib.request.Request(
+            f"http://127.0.0.1:{port}{SERVICE_PATH}/{method}",
+            data=body,
+            headers={"content-type": kind, **dict(metadata)},
+        )
+        try:
+            with urllib.request.urlopen(sent, timeout=10) as answer:
+                data = answer.read()
+        except urllib.error.HTTPError as error:
+            data = error.read()
+        if streaming:  # envelopes: messages, then the end of the stream (flag 2) with any error
+            messages, end = [], {}
+            while data:
+                size = int.from_bytes(data[1:5], "big")
+                payload, flags, data = data[5 : 5 + size], data[0], data[5 + size :]
+                if flags & 2:
+                    end = json.loads(payload).get("error", {})
+                else:
+                    messages.append(payload)
+            found = end
+            reply = json_format.Parse(messages[-1], api.WatchGameResponse()) if messages else None
+        else:  # an error is a JSON object with a code; a reply has none
+            answer = json.loads(data)
+            found = answer if "code" in answer else {}
+            reply = None if found else json_format.ParseDict(answer, RESPONSES[method]())
+        if not found:
+            return 0, "", None if reply is None else reply.SerializeToString()
+        reason = next(
+            (d["debug"]["reason"] for d in found.get("details", ()) if "reason" in d["debug"]), ""
+        )
+        return CONNECT_CODES[found["code"]], reason, None
+
+    return call, lambda: None
+
+
+RESPONSES = {
+    "CreateGame": api.CreateGameResponse,
+    "ListGames": api.ListGamesResponse,
+    "GetGame": api.GetGameResponse,
+    "GetGameView": api.GetGameViewResponse,
+    "EndGame": api.EndGameResponse,
+    "ListGameTypes": api.ListGameTypesResponse,
+}
+CONNECT_CODES = {
+    code.name.lower().replace("cancelled", "canceled"): code.value[0] for code in grpc.StatusCode
+}
+
+
 OK, UNAUTHENTICATED, DENIED, EXHAUSTED = 0, 16, 7, 8
 
 
-@pytest.mark.parametrize("door", ["grpc", "web"])
+@pytest.mark.parametrize("door", ["grpc", "web", "connect"])
 def test_one_access_policy_on_every_port(redis_url: str, door: str) -> None:
-    """Keys, scopes, rate limits and streams: the same answers on the gRPC and the web port."""
+    """Keys, scopes, rate limits and streams: the same answers on the gRPC port and on the web
+    port, as gRPC-Web and as Connect with JSON."""
     creator, lister, admin = new_key("create"), new_key("list"), new_key("admin")
     stranger = new_key("create,list,admin")  # not configured
     slow = new_key("list", "rate=0.01,burst=1")
     web_port = free_port()
     lines = tuple(key.line for key in (creator, lister, admin, slow))
     with local_service(redis_url, service_keys=lines, web_port=web_port) as address:
-        call, close = grpc_port_call(address) if door == "grpc" else web_port_call(web_port)
+        call, close = {
+            "grpc": lambda: grpc_port_call(address),
+            "web": lambda: web_port_call(web_port),
+            "connect": lambda: connect_port_call(web_port),
+        }[door]()
         try:
             create = api.CreateGameRequest(game_type="hearts", seats=SEATS)
             assert call("CreateGame", create, ())[:2] == (UNAUTHENTICATED, "SERVICE_KEY_INVALID")

@@ -25,7 +25,7 @@ from grpc_reflection.v1alpha import reflection_pb2 as reflection
 from engine_service.devtools.local import free_port, local_service
 from engine_service.settings import parse_settings
 from tests.service.fuzz_requests import SERVICE
-from tests.service.grpc_web import grpc_web, raw_http, web_reply
+from tests.service.grpc_web import grpc_web, http_request, raw_http, web_reply
 from tests.service.rpc_helpers import (
     HUMAN,
     create,
@@ -293,19 +293,8 @@ def test_health_and_reflection_answer_undecodable_bytes_with_invalid_argument(
         )
 
 
-LIST_TYPES = "/cardengine.v1.EngineService/ListGameTypes"
 ONE_FRAME = b"\x00\x00\x00\x00\x00"
 """An empty ListGameTypesRequest in one gRPC-Web message frame."""
-
-
-def http_request(
-    headers: dict[str, bytes], body: bytes, *, path: str = LIST_TYPES, length: int | None = None
-) -> bytes:
-    """A POST as bytes, with ``headers`` as they are (any byte) and a Content-Length."""
-    lines = [f"POST {path} HTTP/1.1".encode(), b"host: 127.0.0.1", b"connection: close"]
-    lines += [name.encode() + b": " + value for name, value in headers.items()]
-    lines.append(b"content-length: " + str(len(body) if length is None else length).encode())
-    return b"\r\n".join(lines) + b"\r\n\r\n" + body
 
 
 GRPC_WEB = {"content-type": b"application/grpc-web+proto", "x-grpc-web": b"1"}
