@@ -49,9 +49,11 @@ class Settings:
         metrics_port: HTTP port of the Prometheus metrics, on the host of ``address``; 0 serves
             none. Off here so in-process servers (tests, benchmarks) open no port of their own;
             the command line defaults to :data:`DEFAULT_METRICS_PORT`.
-        web_port: HTTP port of the browser table (the page and its gRPC-Web endpoint, see
+        web_port: HTTP port of the web port (Connect, gRPC-Web and the browser table, see
             :mod:`engine_service.web.gateway`) on the host of ``address``; 0 serves none.
-            ``make run`` turns it on (8080).
+            ``make run`` turns it on (8080). TLS like the gRPC port when ``tls_cert`` is set.
+        web_origins: the origins (``https://lobby.example``) whose pages may call the web
+            port from a browser (CORS); empty: only the port's own page.
         bot_moves_per_call: the most bot moves one request makes (T-R10).
         bot_seconds_per_call: the most time one request spends on bot moves.
         bot_moves_per_slice: the most bot moves one slice of the timer loop makes.
@@ -111,6 +113,7 @@ class Settings:
     log_level: str = "INFO"
     metrics_port: int = 0
     web_port: int = 0
+    web_origins: tuple[str, ...] = ()
     bot_moves_per_call: int = REQUEST_BUDGET.moves
     bot_seconds_per_call: float = REQUEST_BUDGET.seconds
     bot_moves_per_slice: int = SLICE_BUDGET.moves
@@ -277,8 +280,18 @@ def parse_settings(
         "--web-port",
         type=int,
         default=int(env("ENGINE_WEB_PORT", base.web_port)),
-        help="HTTP port of the browser table (page and gRPC-Web) on the host of --address, 0 "
-        f"serves none (environment ENGINE_WEB_PORT; default {base.web_port})",
+        help="HTTP port of Connect, gRPC-Web and the browser table on the host of --address "
+        "(TLS as the gRPC port when --tls-cert is given), 0 serves none (environment "
+        f"ENGINE_WEB_PORT; default {base.web_port})",
+    )
+    parser.add_argument(
+        "--web-origin",
+        dest="web_origins",
+        action="append",
+        default=env("ENGINE_WEB_ORIGINS", "").split(),
+        help="an origin (https://lobby.example) whose pages may call the web port from a "
+        "browser (CORS); repeat for several (environment ENGINE_WEB_ORIGINS, separated by "
+        "spaces; default none: only the port's own page)",
     )
     parser.add_argument(
         "--bot-moves-per-call",
@@ -439,7 +452,7 @@ def parse_settings(
 
 def _checked(parser: argparse.ArgumentParser, values: dict[str, Any]) -> Settings:
     """The settings of parsed ``values``; exits through ``parser`` on a bad key or budget."""
-    for name in ("service_keys", "search_budgets"):
+    for name in ("service_keys", "search_budgets", "web_origins"):
         values[name] = tuple(values[name])
     try:
         ServiceKeys.of(values["service_keys"])

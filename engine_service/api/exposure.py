@@ -1,9 +1,9 @@
 """Checks before a server starts: who could reach it, and whether its address is served already.
 
 * :func:`check_exposure`: an address other than loopback (or a Unix socket) is served only
-  with TLS and service keys, and without the browser table (plaintext HTTP that checks no
-  key), unless ``--insecure-public`` says it is meant so. On loopback anything goes: ``make
-  run`` serves plaintext, keyless, with the browser table.
+  with TLS and service keys, unless ``--insecure-public`` says it is meant so. The web port
+  shares both (the same certificate, the same access door), so it needs nothing more. On
+  loopback anything goes: ``make run`` serves plaintext, keyless, with the browser table.
 * :func:`check_unserved`: the server binds with ``SO_REUSEPORT`` (a process group shares one
   address), so a stray second server would bind a served address without an error and take
   a share of the new connections. Before starting, the address is bound once *without*
@@ -68,8 +68,8 @@ def check_exposure(settings: Settings) -> None:
     """Refuse to serve beyond loopback without TLS and keys, unless told to.
 
     Raises:
-        StartRefused: a non-loopback address lacks TLS or keys or has the browser table,
-            and ``insecure_public`` is off.
+        StartRefused: a non-loopback address lacks TLS or keys (both ports share them), and
+            ``insecure_public`` is off.
     """
     if is_local(settings.address):
         if not settings.tls_cert:
@@ -80,8 +80,6 @@ def check_exposure(settings: Settings) -> None:
         gaps.append("without TLS (--tls-cert, --tls-key)")
     if not settings.service_keys:
         gaps.append("without service keys (--service-key)")
-    if settings.web_port:
-        gaps.append(f"with the browser table on port {settings.web_port} (plaintext, no keys)")
     if not gaps:
         return
     if settings.insecure_public:
@@ -92,7 +90,7 @@ def check_exposure(settings: Settings) -> None:
         return
     raise StartRefused(
         f"{settings.address} is not a loopback address, and it would be served "
-        f"{' and '.join(gaps)}: configure them (or --web-port 0), serve 127.0.0.1, or pass "
+        f"{' and '.join(gaps)}: configure them, serve 127.0.0.1, or pass "
         "--insecure-public (ENGINE_INSECURE_PUBLIC=1) to serve it so on purpose"
     )
 

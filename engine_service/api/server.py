@@ -190,8 +190,10 @@ async def build_server(settings: Settings) -> EngineServer:
         # Connect and gRPC-Web calls reach this same servicer, on this same event loop.
         host = settings.address.rsplit(":", 1)[0].strip("[]")
         behaviours = method_behaviours(servicer, door=guard)
-        app = WebApp(behaviours, SERVICE, settings.max_request_bytes)
-        web = WebGateway(app, host, settings.web_port, settings.grace_seconds)
+        app = WebApp(behaviours, SERVICE, settings.max_request_bytes, settings.web_origins)
+        tls = (settings.tls_cert, settings.tls_key, settings.tls_client_ca)
+        secure = tls if settings.tls_cert else None
+        web = WebGateway(app, host, settings.web_port, settings.grace_seconds, secure)
     workers = None
     if settings.timer_loop and settings.background_workers:
         workers = TimerWorkers(settings)

@@ -1,53 +1,41 @@
 """The web port: Connect (JSON and binary), gRPC-Web and the browser table, on one uvicorn.
 
 Every EngineService method is served at ``/cardengine.v1.EngineService/<Method>`` by the
-Connect project's own runtime (``connect-python``, its ``ConnectASGIApplication``): the
-Connect protocol with JSON or binary bodies (so ``curl`` can drive a game), server streams
-as Connect streams, and gRPC-Web for browsers. Each call goes to the *same* handler functions
-the gRPC port runs (:func:`engine_service.api.wire.method_behaviours`: the servicer behind
-the access door), on the gRPC server's event loop, with a small context that gives the
-servicer what it asks of a gRPC context: the call's metadata (the HTTP headers) and
-``abort``, which becomes a :class:`~connectrpc.errors.ConnectError` carrying the same
-``google.rpc`` details (ErrorInfo, LocalizedMessage, BadRequest, RetryInfo, ...). Everything
-else on the port is the page's files.
+Connect project's own runtime (``connect-python``; the endpoints and the context the servicer
+sees are :mod:`engine_service.web.connect`): the Connect protocol with JSON or binary bodies
+(so ``curl`` can drive a game), server streams as Connect streams, and gRPC-Web for
+browsers. Each call goes to the *same* handler functions the gRPC port runs (the servicer
+behind the access door), on the gRPC server's event loop. Everything else on the port is the
+page's files.
 
 Before a call reaches the runtime, what it cannot take is answered here: a WebSocket upgrade
 is refused (403), a request with both ``Content-Length`` and ``Transfer-Encoding`` gets HTTP
 400 and a closed connection (which of the two frames the body is ambiguous: request
 smuggling), and each call is read and checked by :mod:`engine_service.web.intake`, each
-refusal with one log line. A body the runtime's codecs cannot decode would be UNKNOWN there,
-as if the service had failed: :func:`strict_codecs` makes it INVALID_ARGUMENT
-``REQUEST_UNDECODABLE``, as on the gRPC port. Compressed requests are not taken: a request
-is a few hundred bytes, and a compressed one could unpack past every limit.
+refusal with one log line.
+
+Browsers may call the port from other pages only for the origins configured
+(``--web-origin``, :func:`cors_headers`): none by default, so only the port's own page can.
+With ``--tls-cert`` the port is TLS only, with the gRPC port's certificate and client CA.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import logging
 import mimetypes
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, MutableMapping
+import ssl
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any, Final
 
-import grpc
 import uvicorn
-from connectrpc import _codec
-from connectrpc.code import Code
-from connectrpc.errors import ConnectError
-from connectrpc.method import IdempotencyLevel, MethodInfo
-from connectrpc.request import RequestContext
-from connectrpc.server import ConnectASGIApplication, Endpoint
-from google.protobuf import descriptor, message_factory
-from google.rpc import status_pb2
+from google.protobuf import descriptor
 
-from engine_service.api.errors import status_for
-from engine_service.api.wire import Unreadable
-from engine_service.core.errors import EngineError
 from engine_service.web import intake
+from engine_service.web.connect import Behaviour, ServiceApp, endpoints, refusing
 
 log = logging.getLogger(__name__)
 
@@ -55,155 +43,11 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
-Behaviour = Callable[..., Any]
 
 STATIC_ROOT = Path(__file__).resolve().parents[2] / "web" / "dist"
 """Where ``make web`` writes the bundled page."""
 STARTUP_SECONDS = 15.0
 _NOT_BUILT = b"<!doctype html><title>cardengine</title><p>The page is not built: run make web."
-_DETAILS_KEY: Final = "grpc-status-details-bin"
-_CODES: Final = {
-    status.value[0]: Code.CANCELED if status is grpc.StatusCode.CANCELLED else Code[status.name]
-    for status in grpc.StatusCode
-    if status is not grpc.StatusCode.OK
-}
-"""gRPC's codes by number, as Connect's (the same set; Connect spells CANCELLED with one L)."""
-_refusal: contextvars.ContextVar[EngineError | None] = contextvars.ContextVar(
-    "refusal", default=None
-)
-"""What the current call must end with, found before the runtime took it (see ``intake``)."""
-
-
-class CallContext:
-    """What the servicer asks of a call's context, over a Connect request's context."""
-
-    def __init__(self, context: RequestContext[Any, Any]) -> None:
-        self._context = context
-
-    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
-        """The request's headers, as gRPC metadata (names in lower case)."""
-        return tuple(self._context.request_headers().allitems())
-
-    async def abort(
-        self, code: grpc.StatusCode, details: str = "", trailing_metadata: Any = ()
-    ) -> None:
-        """End the call with ``code``, ``details`` and the status details the metadata holds."""
-        raise _connect_error(code, details, trailing_metadata)
-
-
-def _connect_error(code: grpc.StatusCode, message: str, metadata: Any) -> ConnectError:
-    """The Connect error of a gRPC status, with its ``google.rpc.Status`` details kept."""
-    packed = dict(metadata or ()).get(_DETAILS_KEY)
-    status = status_pb2.Status.FromString(packed) if packed else status_pb2.Status()
-    return ConnectError(_CODES[code.value[0]], message, status.details)
-
-
-def _from_status(status: status_pb2.Status) -> ConnectError:
-    """The Connect error of a ``google.rpc.Status``."""
-    return ConnectError(_CODES[status.code], status.message, status.details)
-
-
-class _StrictCodec:
-    """A codec of the runtime whose decoding failures are the client's (INVALID_ARGUMENT)."""
-
-    def __init__(self, codec: Any) -> None:
-        self._codec = codec
-
-    def name(self) -> str:
-        return str(self._codec.name())
-
-    def encode(self, message: Any) -> bytes:
-        return bytes(self._codec.encode(message))
-
-    def decode(self, data: bytes | bytearray, message: Any) -> Any:
-        try:
-            return self._codec.decode(data, message)
-        except Exception as error:  # DecodeError, ParseError: the bytes are not the message
-            unreadable = Unreadable(message.DESCRIPTOR.full_name, len(data)).error()
-            raise _from_status(status_for(unreadable)) from error
-
-
-def strict_codecs() -> None:
-    """Make the runtime's codecs refuse undecodable bodies with INVALID_ARGUMENT.
-
-    connect-python 0.9 keeps its codecs in a module registry and reports any exception of
-    theirs as UNKNOWN; wrapping each registered codec (once) is the only hook it offers.
-    """
-    registry = _codec._codecs
-    for name, codec in registry.items():
-        if not isinstance(codec, _StrictCodec):
-            registry[name] = _StrictCodec(codec)
-
-
-def _checked_intake() -> None:
-    """Raise the error the current call was refused with at intake, if any."""
-    found = _refusal.get()
-    if found is not None:
-        raise _from_status(status_for(found))
-
-
-def _unary(behaviour: Behaviour) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
-    async def call(request: Any, context: RequestContext[Any, Any]) -> Any:
-        _checked_intake()
-        return await behaviour(request, CallContext(context))
-
-    return call
-
-
-def _streaming(
-    behaviour: Behaviour,
-) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
-    async def call(request: Any, context: RequestContext[Any, Any]) -> AsyncIterator[Any]:
-        _checked_intake()
-        async for reply in behaviour(request, CallContext(context)):
-            yield reply
-
-    return call
-
-
-def endpoints(
-    behaviours: Mapping[str, Behaviour], service: descriptor.ServiceDescriptor
-) -> dict[str, Any]:
-    """The Connect endpoint of every method of ``service``, by its URL path."""
-    found: dict[str, Any] = {}
-    for method in service.methods:
-        info: MethodInfo[Any, Any] = MethodInfo(
-            name=method.name,
-            service_name=service.full_name,
-            input=message_factory.GetMessageClass(method.input_type),
-            output=message_factory.GetMessageClass(method.output_type),
-            idempotency_level=IdempotencyLevel.UNKNOWN,
-        )
-        behaviour = behaviours[method.name]
-        path = f"/{service.full_name}/{method.name}"
-        if method.server_streaming:
-            found[path] = Endpoint.server_stream(info, _streaming(behaviour))
-        else:
-            found[path] = Endpoint.unary(info, _unary(behaviour))
-    return found
-
-
-class _ServiceApp(ConnectASGIApplication[Mapping[str, Any]]):
-    """The Connect runtime's application over endpoints built here (no generated code)."""
-
-    def __init__(
-        self,
-        service: descriptor.ServiceDescriptor,
-        found: Mapping[str, Any],
-        read_max_bytes: int | None,
-    ) -> None:
-        strict_codecs()
-        super().__init__(
-            service=found,
-            endpoints=lambda built: built,
-            read_max_bytes=read_max_bytes,
-            compressions=(),
-        )
-        self._path = f"/{service.full_name}"
-
-    @property
-    def path(self) -> str:
-        return self._path
 
 
 class WebApp:
@@ -214,9 +58,11 @@ class WebApp:
         behaviours: Mapping[str, Behaviour],
         service: descriptor.ServiceDescriptor,
         max_request_bytes: int | None = None,
+        origins: Iterable[str] = (),
     ) -> None:
-        self._service = _ServiceApp(service, endpoints(behaviours, service), max_request_bytes)
+        self._service = ServiceApp(service, endpoints(behaviours, service), max_request_bytes)
         self._prefix = f"/{service.full_name}/"
+        self._origins = frozenset(origin.encode() for origin in origins)
         self._max_body = None if max_request_bytes is None else body_limit(max_request_bytes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -235,6 +81,19 @@ class WebApp:
         if not scope["path"].startswith(self._prefix):
             await static_app(scope, receive, send)
             return
+        origin = dict(scope["headers"]).get(b"origin")
+        if origin is not None and origin in self._origins:
+            if scope["method"] == "OPTIONS":  # a browser's preflight
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 204,
+                        "headers": cors_headers(origin, preflight=True),
+                    }
+                )
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return
+            send = _with_headers(send, cors_headers(origin, preflight=False))
         if scope["method"] != "POST":
             await _respond(send, 405, b"service calls are POSTs", "text/plain")
             return
@@ -256,11 +115,43 @@ class WebApp:
             log.info(
                 "web request refused", extra={"rpc": scope["path"], "reason": str(taken.refusal)}
             )
-        token = _refusal.set(taken.refusal)
-        try:
+        with refusing(taken.refusal):
             await self._service(scope, _replayed(taken.body, receive), send)
-        finally:
-            _refusal.reset(token)
+
+
+CORS_REQUEST_HEADERS: Final = (
+    b"content-type, connect-protocol-version, connect-timeout-ms, x-grpc-web, x-user-agent, "
+    b"grpc-timeout, x-seat-token, x-admin-token, x-service-key, accept-language"
+)
+CORS_EXPOSED_HEADERS: Final = b"grpc-status, grpc-message, grpc-status-details-bin"
+
+
+def cors_headers(origin: bytes, *, preflight: bool) -> list[tuple[bytes, bytes]]:
+    """What lets a page of ``origin`` (a configured one) call the port.
+
+    The answer to its preflight, or the headers every answer to it carries.
+    """
+    headers = [(b"access-control-allow-origin", origin), (b"vary", b"origin")]
+    if preflight:
+        headers += [
+            (b"access-control-allow-methods", b"POST"),
+            (b"access-control-allow-headers", CORS_REQUEST_HEADERS),
+            (b"access-control-max-age", b"7200"),
+        ]
+    else:
+        headers.append((b"access-control-expose-headers", CORS_EXPOSED_HEADERS))
+    return headers
+
+
+def _with_headers(send: Send, extra: list[tuple[bytes, bytes]]) -> Send:
+    """``send`` that adds ``extra`` headers to the response's start."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", ()), *extra]}
+        await send(message)
+
+    return sending
 
 
 def body_limit(max_request_bytes: int) -> int:
@@ -324,11 +215,28 @@ class _Server(uvicorn.Server):
 
 
 class WebGateway:
-    """The web port's ``app`` on ``host:port`` (0 picks a free port), served by uvicorn."""
+    """The web port's ``app`` on ``host:port`` (0 picks a free port), served by uvicorn.
 
-    def __init__(self, app: WebApp, host: str, port: int, grace_seconds: float) -> None:
+    ``tls``: the certificate chain, key and (for mutual TLS) client CA files of the gRPC
+    port, so both ports ask the same of a client; ``None``: plaintext.
+    """
+
+    def __init__(
+        self,
+        app: WebApp,
+        host: str,
+        port: int,
+        grace_seconds: float,
+        tls: tuple[str, str, str] | None = None,
+    ) -> None:
         self._socket = socket.create_server((host, port))
         self.port = int(self._socket.getsockname()[1])
+        secure: dict[str, Any] = {}
+        if tls is not None:
+            cert, key, client_ca = tls
+            secure = {"ssl_certfile": cert, "ssl_keyfile": key}
+            if client_ca:
+                secure |= {"ssl_ca_certs": client_ca, "ssl_cert_reqs": ssl.CERT_REQUIRED}
         config = uvicorn.Config(
             app,
             log_config=None,
@@ -336,6 +244,7 @@ class WebGateway:
             access_log=False,
             lifespan="off",
             timeout_graceful_shutdown=max(1, round(grace_seconds)),
+            **secure,
         )
         self._server = _Server(config)
         self._task: asyncio.Task[None] | None = None

@@ -67,12 +67,13 @@ def test_a_public_address_needs_tls_and_keys_or_the_flag(redis_url: str) -> None
         Settings(address=public),
         Settings(address=public, service_keys=keys),
         Settings(address=public, **tls),
-        Settings(address=public, service_keys=keys, web_port=8080, **tls),
+        Settings(address=public, service_keys=keys, web_port=8080),
         Settings(address=f"[::]:{free_port()}", service_keys=keys),
     ):
         with pytest.raises(StartRefused):
             check_exposure(settings)
     check_exposure(Settings(address=public, service_keys=keys, **tls))
+    check_exposure(Settings(address=public, service_keys=keys, web_port=8080, **tls))
     check_exposure(Settings(address=public, insecure_public=True, web_port=8080))
     for local in ("127.0.0.1:1", "[::1]:1", "localhost:1", "unix:/tmp/engine.sock"):
         check_exposure(Settings(address=local, web_port=8080))

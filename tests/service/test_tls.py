@@ -8,9 +8,13 @@ option and the Node client's are used against the same servers.
 
 from __future__ import annotations
 
+import http.client
 import os
 import shutil
+import ssl
 import subprocess
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +25,7 @@ from cardengine.v1 import engine_service_pb2_grpc
 from cardengine_client import EngineClient, Tls, Unavailable
 
 from engine_service.api.tls import TlsSettingsError, tls_files
-from engine_service.devtools.local import local_service
+from engine_service.devtools.local import free_port, local_service
 from engine_service.settings import Settings
 from tests.service.certs import Certificates, make_certificates
 
@@ -149,3 +153,35 @@ def test_tls_settings_are_checked_before_the_start(certs: Certificates, tmp_path
     for settings in wrong:
         with pytest.raises(TlsSettingsError):
             tls_files(Settings(**settings))
+
+
+def test_the_web_port_speaks_tls_and_mutual_tls_like_the_grpc_port(
+    redis_url: str, certs: Certificates
+) -> None:
+    """With --tls-cert the web port is TLS only, with the same certificate and client CA."""
+    port = free_port()
+    tls = {
+        "tls_cert": str(certs.server_cert),
+        "tls_key": str(certs.server_key),
+        "tls_client_ca": str(certs.ca),
+    }
+    url = f"https://localhost:{port}/cardengine.v1.EngineService/ListGameTypes"
+    with local_service(redis_url, web_port=port, **tls):
+        trusting = ssl.create_default_context(cafile=str(certs.ca))
+        with pytest.raises(REFUSED):  # no client certificate
+            connect_list_types(url, trusting)
+        trusting.load_cert_chain(str(certs.client_cert), str(certs.client_key))
+        assert "hearts" in connect_list_types(url, trusting)
+        with pytest.raises(REFUSED):  # plaintext
+            connect_list_types(url.replace("https:", "http:"), None)
+
+
+REFUSED = (ssl.SSLError, urllib.error.URLError, ConnectionError, http.client.HTTPException)
+"""How an HTTPS call refused at the handshake (or after it, under TLS 1.3) fails."""
+
+
+def connect_list_types(url: str, context: ssl.SSLContext | None) -> str:
+    """A Connect JSON ListGameTypes call: the answer's text."""
+    request = urllib.request.Request(url, b"{}", {"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=CALL_SECONDS, context=context) as answer:
+        return str(answer.read().decode())

@@ -7,6 +7,7 @@ block that follows it in the README.
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import subprocess
@@ -90,3 +91,46 @@ def test_bad_json_is_invalid_argument_never_unknown(web_address: str) -> None:
         error = json.load(caught.value)
         assert (caught.value.code, error["code"]) == (400, "invalid_argument"), body
         assert error["details"][0]["debug"]["reason"] == "REQUEST_UNDECODABLE"
+
+
+def preflight(address: str, origin: str) -> tuple[int, dict[str, str]]:
+    """A browser's CORS preflight for a Connect call from a page of ``origin``."""
+    connection = http.client.HTTPConnection(address, timeout=10)
+    try:
+        connection.request(
+            "OPTIONS",
+            f"{SERVICE_URL}/GetGameView",
+            headers={
+                "origin": origin,
+                "access-control-request-method": "POST",
+                "access-control-request-headers": "content-type, x-seat-token",
+            },
+        )
+        answer = connection.getresponse()
+        answer.read()
+        return answer.status, {k.lower(): v for k, v in answer.getheaders()}
+    finally:
+        connection.close()
+
+
+def test_only_configured_origins_may_call_from_a_browser(redis_url: str) -> None:
+    lobby, stranger = "https://lobby.example", "https://elsewhere.example"
+    port = free_port()
+    with local_service(redis_url, web_port=port, web_origins=(lobby,)):
+        address = f"127.0.0.1:{port}"
+        status, headers = preflight(address, lobby)
+        assert status == 204
+        assert headers["access-control-allow-origin"] == lobby
+        assert "x-seat-token" in headers["access-control-allow-headers"]
+        status, headers = preflight(address, stranger)
+        assert status != 204 and "access-control-allow-origin" not in headers
+        request = urllib.request.Request(
+            f"http://{address}{SERVICE_URL}/ListGameTypes",
+            data=b"{}",
+            headers={"content-type": "application/json", "origin": lobby},
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            assert answer.headers["access-control-allow-origin"] == lobby
+    with local_service(redis_url, web_port=port):  # the default: no other origin
+        status, headers = preflight(f"127.0.0.1:{port}", lobby)
+        assert status != 204 and "access-control-allow-origin" not in headers
