@@ -18,6 +18,7 @@ from typing import Any, Final
 import grpc
 from grpc_health.v1 import health, health_pb2
 from grpc_health.v1._async import HealthServicer
+from opentelemetry.sdk.trace import TracerProvider
 
 from engine_service.api import metrics
 from engine_service.api.access import access_door
@@ -29,11 +30,13 @@ from engine_service.api.reflection import enable_reflection
 from engine_service.api.servicer import EngineServicer
 from engine_service.api.timer_workers import TimerWorkers, engine_for, timer_settings
 from engine_service.api.tls import bind
+from engine_service.api.tracing import start_tracing, stop_tracing, traced
 from engine_service.api.wire import (
     DEFAULT_MAX_REQUEST_BYTES,
     SERVICE,
     add_engine_service,
     add_guarded_service,
+    composed,
     method_behaviours,
 )
 from engine_service.app.engine import Engine
@@ -92,6 +95,7 @@ class EngineServer:
     runs_timers: bool = True
     drain: Drain = field(kw_only=True)
     redis_health: RedisHealth = field(kw_only=True)
+    tracing: TracerProvider | None = field(default=None, kw_only=True)
     _timers: asyncio.Task[None] | None = None
     _timers_stop: asyncio.Event | None = None
 
@@ -139,6 +143,7 @@ class EngineServer:
             await self.web.stop()
         await server_stopped
         await self.store.client.aclose()
+        stop_tracing(self.tracing)
 
 
 async def build_server(settings: Settings) -> EngineServer:
@@ -166,7 +171,11 @@ async def build_server(settings: Settings) -> EngineServer:
     if settings.metrics_port:
         interceptors.append(metrics.MetricsInterceptor())
     door = access_door(settings, store.client)  # service keys, quotas: on every port
-    guard = None if door is None else door.guard
+    tracing = start_tracing()  # when OTEL_EXPORTER_OTLP_ENDPOINT is set
+    guard = composed(
+        None if door is None else door.guard,
+        None if tracing is None else traced(tracing, SERVICE.full_name),
+    )
     server = new_grpc_server(interceptors, settings.max_request_bytes, settings.pending_calls_limit)
     engine = engine_for(settings, store, drain.work_clock)
     keys = ServiceKeys.of(settings.service_keys)
@@ -215,6 +224,7 @@ async def build_server(settings: Settings) -> EngineServer:
         settings.timer_loop,
         drain=drain,
         redis_health=redis_health,
+        tracing=tracing,
     )
 
 

@@ -165,6 +165,20 @@ async def _cut(replies: AsyncGenerator[Any, None], error: EngineError) -> None:
         return
 
 
+def composed(*guards: Guard | None) -> Guard | None:
+    """One guard applying each of ``guards`` given (``None`` ones skipped), the last outermost."""
+    given = [guard for guard in guards if guard is not None]
+    if not given:
+        return None
+
+    def guard(method: str, behaviour: Callable[..., Any]) -> Callable[..., Any]:
+        for each in given:
+            behaviour = each(method, behaviour)
+        return behaviour
+
+    return guard
+
+
 def method_behaviours(
     servicer: object,
     service: descriptor.ServiceDescriptor = SERVICE,

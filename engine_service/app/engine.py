@@ -38,6 +38,7 @@ from engine_service.app.play import (
 from engine_service.app.recent import RecentSnapshots
 from engine_service.app.seats import authorize, new_token
 from engine_service.app.settle import Settled, due_slice, new_versions, settle
+from engine_service.app.spans import span
 from engine_service.codec.record import (
     decode_log_entry,
     decode_record,
@@ -298,7 +299,8 @@ class Engine:
 
     async def view(self, game_id: str, seat: int | None, token: str | None) -> SeatView:
         """A seat's view (token checked) or the spectator's view (``seat is None``)."""
-        stored = await self.store.load(game_id)
+        with span("redis.load"):
+            stored = await self.store.load(game_id)
         record = decode_record(stored.snapshot)
         self.check_reader(record, seat, token)
         return seat_view(self.rules_of(record), game_id, record, stored.version, seat)
@@ -361,7 +363,8 @@ class Engine:
                 )
             except (EngineError, _LostRace):  # judged on a stale snapshot, perhaps: again
                 self.recent.forget(game_id)
-        stored = await self.store.load(game_id, f"{seat}:{request.request_id}")
+        with span("redis.load"):
+            stored = await self.store.load(game_id, f"{seat}:{request.request_id}")
         return await self._submit_on(
             stored, game_id, seat, token, request, action_game, action, expected_version
         )
@@ -399,7 +402,8 @@ class Engine:
                 game_id, rules, record, seat, expected_version, stored.version
             )
         now = self.now_ms()
-        record, move = step(spec, rules, record, seat, action, now)
+        with span("rules.apply"):
+            record, move = step(spec, rules, record, seat, action, now)
         try:
             record, version = await self.finish(
                 game_id, stored.version, spec, rules, record, [move], now, (request_key, request)
@@ -502,15 +506,16 @@ class Engine:
         request_key = None if remembered is None else remembered[0]
         reply = b"" if remembered is None else move_reply(settled.version, remembered[1])
         try:
-            await self.store.save(
-                game_id,
-                base_version,
-                settled.snapshot,
-                settled.versions,
-                settled.listing,
-                request_key,
-                reply,
-            )
+            with span("redis.compare_and_set"):
+                await self.store.save(
+                    game_id,
+                    base_version,
+                    settled.snapshot,
+                    settled.versions,
+                    settled.listing,
+                    request_key,
+                    reply,
+                )
         except VersionConflict as conflict:
             raise _LostRace(conflict) from conflict
         self.recent.wrote(game_id, settled.version, settled.snapshot)
