@@ -1,7 +1,9 @@
-"""Prometheus metrics of the EngineService, gathered by a gRPC interceptor.
+"""Prometheus metrics of the EngineService, gathered around each method's handler.
 
-The interceptor sits outside the servicer, so the handlers stay unaware of metrics and a
-server built without a metrics port pays nothing. It records, per EngineService call:
+:func:`metered` wraps each handler function where the handlers are registered for both
+ports (:func:`engine_service.api.wire.method_behaviours`), outside the servicer, so the
+handlers stay unaware of metrics, calls on the web port count as those on the gRPC port do,
+and a server built without a metrics port pays nothing. It records, per EngineService call:
 
 * ``cardengine_rpc_duration_seconds{method}``: a latency histogram per RPC.
 * ``cardengine_actions_total{game_type, actor}``: actions applied by accepted ``CreateGame``
@@ -23,6 +25,7 @@ server built without a metrics port pays nothing. It records, per EngineService 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -32,8 +35,6 @@ import grpc
 from cardengine.v1 import game_pb2
 from google.rpc import error_details_pb2, status_pb2
 from prometheus_client import REGISTRY, Counter, Gauge, Histogram, start_http_server
-
-from engine_service.api.interceptors import EngineServiceInterceptor, Handler
 
 ACTIVE_WINDOW_SECONDS: Final = 300.0
 """A game counts as active this long after its last create or move."""
@@ -93,7 +94,7 @@ Gauge(
 ).set_function(ACTIVE_GAMES.count)
 
 
-def _reason_of(context: grpc.aio.ServicerContext[Any, Any]) -> str:
+def _reason_of(context: Any) -> str:
     """The ErrorInfo reason in the status details the servicer attached, or ``UNKNOWN``."""
     for key, value in context.trailing_metadata() or ():
         if key == _STATUS_DETAILS_KEY and isinstance(value, bytes):
@@ -120,9 +121,7 @@ def _count_accepted(method: str, request: Any, reply: Any) -> None:
     ACTIVE_GAMES.touch(game_id, over=reply.view.status == game_pb2.GAME_STATUS_FINISHED)
 
 
-def _record(
-    method: str, request: Any, reply: Any, context: grpc.aio.ServicerContext[Any, Any]
-) -> None:
+def _record(method: str, request: Any, reply: Any, context: Any) -> None:
     if reply is not None:
         _count_accepted(method, request, reply)
         return
@@ -131,21 +130,17 @@ def _record(
     REJECTIONS.labels(method, code_name, _reason_of(context)).inc()
 
 
-class MetricsInterceptor(EngineServiceInterceptor):
-    """Times every unary EngineService call and counts its outcome; streams pass through."""
+def metered(method: str, behaviour: Callable[..., Any]) -> Callable[..., Any]:
+    """``method``'s unary ``behaviour`` with its calls timed and counted; a stream's as it is.
 
-    def wrap(self, method: str, handler: Handler) -> Handler:
-        """The unary ``handler`` with its calls timed and counted; a stream's as it is."""
-        if handler.unary_unary is None:
-            return handler
-        return _timed(method, handler.unary_unary, handler)
-
-
-def _timed(method: str, behaviour: Callable[[Any, Any], Any], handler: Handler) -> Handler:
-    """``handler`` (whose unary behaviour is ``behaviour``) with its calls timed and counted."""
+    The call's status is read from its context after the servicer aborted: both the gRPC
+    context and the web port's keep the code and the trailing metadata (the details).
+    """
+    if inspect.isasyncgenfunction(behaviour):
+        return behaviour
     latency = RPC_DURATION.labels(method)
 
-    async def observed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+    async def observed(request: Any, context: Any) -> Any:
         started = time.perf_counter()
         reply = None
         try:
@@ -155,11 +150,7 @@ def _timed(method: str, behaviour: Callable[[Any, Any], Any], handler: Handler) 
             latency.observe(time.perf_counter() - started)
             _record(method, request, reply, context)
 
-    return grpc.unary_unary_rpc_method_handler(
-        observed,
-        request_deserializer=handler.request_deserializer,
-        response_serializer=handler.response_serializer,
-    )
+    return observed
 
 
 @contextlib.contextmanager

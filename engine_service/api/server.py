@@ -13,7 +13,7 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 import grpc
 from grpc_health.v1 import health, health_pb2
@@ -24,7 +24,6 @@ from engine_service.api import metrics
 from engine_service.api.access import access_door
 from engine_service.api.drain import Drain, backlog_seconds, drain_on_signals
 from engine_service.api.health_probe import RedisHealth
-from engine_service.api.interceptors import SERVICE_NAME
 from engine_service.api.logs import configure_logging
 from engine_service.api.reflection import enable_reflection
 from engine_service.api.servicer import EngineServicer
@@ -56,14 +55,13 @@ DEFAULT_PENDING_CALLS_LIMIT: Final = Settings().pending_calls_limit
 
 
 def new_grpc_server(
-    interceptors: Sequence[grpc.aio.ServerInterceptor[Any, Any]] = (),
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     pending_calls_limit: int = DEFAULT_PENDING_CALLS_LIMIT,
 ) -> grpc.aio.Server:
     """The gRPC server every engine process runs: one asyncio loop, no handler threads.
 
     ``SO_REUSEPORT`` lets several processes serve one address. The benchmarks build their
-    floor server with this too (without interceptors), so both are measured on the same kind
+    floor server with this too, so both are measured on the same kind
     of server. A request larger than ``max_request_bytes`` is refused by gRPC itself
     (RESOURCE_EXHAUSTED) before any Python code reads it. gRPC sheds new calls while more
     than ``pending_calls_limit`` wait for the event loop to take them (at random, all of
@@ -76,7 +74,7 @@ def new_grpc_server(
         ("grpc.server.max_pending_requests", pending_calls_limit),
         ("grpc.server.max_pending_requests_hard_limit", 3 * pending_calls_limit),
     ]
-    return grpc.aio.server(interceptors=list(interceptors), options=options)
+    return grpc.aio.server(options=options)
 
 
 @dataclass
@@ -167,16 +165,14 @@ async def build_server(settings: Settings) -> EngineServer:
         raise
     drain = Drain(store.gate, settings.grace_seconds)
     feed = RedisEventFeed(settings.redis_url, store.client, settings.watcher_queue_limit)
-    interceptors: list[grpc.aio.ServerInterceptor[Any, Any]] = []
-    if settings.metrics_port:
-        interceptors.append(metrics.MetricsInterceptor())
     door = access_door(settings, store.client)  # service keys, quotas: on every port
     tracing = start_tracing()  # when OTEL_EXPORTER_OTLP_ENDPOINT is set
-    guard = composed(
+    guard = composed(  # around each handler, on both ports; the last outermost
         None if door is None else door.guard,
+        metrics.metered if settings.metrics_port else None,
         None if tracing is None else traced(tracing, SERVICE.full_name),
     )
-    server = new_grpc_server(interceptors, settings.max_request_bytes, settings.pending_calls_limit)
+    server = new_grpc_server(settings.max_request_bytes, settings.pending_calls_limit)
     engine = engine_for(settings, store, drain.work_clock)
     keys = ServiceKeys.of(settings.service_keys)
     servicer = EngineServicer(engine, feed, settings.watch_idle_seconds, keys)
@@ -186,10 +182,10 @@ async def build_server(settings: Settings) -> EngineServer:
     health_servicer = HealthServicer()
     health_service = health_pb2.DESCRIPTOR.services_by_name["Health"]
     add_guarded_service(health_servicer, health_service, server, settings.max_request_bytes)
-    for name in (SERVICE_NAME, ""):
+    for name in (SERVICE.full_name, ""):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     if settings.reflection:
-        names = (SERVICE_NAME, health.SERVICE_NAME)
+        names = (SERVICE.full_name, health.SERVICE_NAME)
         enable_reflection(names, server, settings.max_request_bytes)
     port = bind(server, settings)  # TLS when the settings name its files
     if port == 0:
@@ -207,7 +203,7 @@ async def build_server(settings: Settings) -> EngineServer:
     if settings.timer_loop and settings.background_workers:
         workers = TimerWorkers(settings)
     timers = timer_settings(settings, on_event_loop=workers is None)
-    services = (SERVICE_NAME, "")
+    services = (SERVICE.full_name, "")
     redis_health = RedisHealth(
         health_servicer, store.client.ping, services, settings.health_interval_seconds
     )

@@ -53,6 +53,8 @@ class CallContext:
 
     def __init__(self, context: RequestContext[Any, Any]) -> None:
         self._context = context
+        self._code: grpc.StatusCode | None = None
+        self._trailing: Any = ()
 
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
         """The request's headers, as gRPC metadata (names in lower case)."""
@@ -62,7 +64,16 @@ class CallContext:
         self, code: grpc.StatusCode, details: str = "", trailing_metadata: Any = ()
     ) -> None:
         """End the call with ``code``, ``details`` and the status details the metadata holds."""
+        self._code, self._trailing = code, trailing_metadata
         raise _connect_error(code, details, trailing_metadata)
+
+    def code(self) -> grpc.StatusCode | None:
+        """The code the call was aborted with, if it was (for the metrics)."""
+        return self._code
+
+    def trailing_metadata(self) -> Any:
+        """The metadata it was aborted with: the status details (for the metrics)."""
+        return self._trailing
 
 
 def _connect_error(code: grpc.StatusCode, message: str, metadata: Any) -> ConnectError:

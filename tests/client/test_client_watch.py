@@ -33,6 +33,7 @@ from cardengine_client import (
 )
 from cardengine_client.aio import AsyncEngineClient
 from google.rpc import error_details_pb2, status_pb2
+from opentelemetry.sdk.trace import TracerProvider
 from grpc_status import rpc_status
 
 from engine_service.devtools.local import local_service
@@ -92,6 +93,7 @@ class ScriptedServicer(engine_service_pb2_grpc.EngineServiceServicer):
                 self.hold.wait(0.01)
 
     def GetGameView(self, request, context):  # noqa: N802
+        self.view_metadata = dict(context.invocation_metadata())
         view = game_pb2.GameView(game_id=request.game_id, version=20, viewer_seat=request.seat)
         return api.GetGameViewResponse(view=view)
 
@@ -647,3 +649,14 @@ def test_action_log_paging_returns_every_entry_once_in_order(engine_address):
         tail = list(client.action_log_entries(game_id, page_size=10, from_index=50))
         assert tail == list(whole[50:])
         assert all(entry.HasField("applied_at") for entry in whole)
+
+
+def test_a_caller_with_an_active_span_sends_its_trace_context(client, servicer):
+    """The service's spans join the caller's trace: the client sends W3C ``traceparent``."""
+    tracer = TracerProvider().get_tracer("caller")  # not installed globally
+    client.view("g1")
+    assert "traceparent" not in servicer.view_metadata  # no active span, nothing sent
+    with tracer.start_as_current_span("caller") as span:
+        client.view("g1")
+        trace_id = span.get_span_context().trace_id
+    assert servicer.view_metadata["traceparent"].split("-")[1] == f"{trace_id:032x}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 
@@ -126,3 +127,34 @@ def test_active_games_window_and_finished_games() -> None:
     assert active.count() == 2
     now[0] += 31  # "a" was last moved 61 s ago
     assert active.count() == 1
+
+
+def test_calls_on_the_web_port_are_counted_like_those_on_the_grpc_port(redis_url: str) -> None:
+    port, web_port = free_port(), free_port()
+    labels = {"method": "GetGameView", "code": "NOT_FOUND", "reason": "GAME_NOT_FOUND"}
+    with local_service(redis_url, metrics_port=port, web_port=web_port):
+        before = scrape(port)
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{web_port}/cardengine.v1.EngineService/GetGameView",
+            data=b'{"gameId": "00000000000000000000000000000000"}',
+            headers={"content-type": "application/json"},
+        )
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(request, timeout=10)
+        assert caught.value.code == 404
+        give_up = time.monotonic() + SETTLE_SECONDS
+        after = scrape(port)
+        while (
+            value(after, "cardengine_rejections_total", **labels)
+            == value(before, "cardengine_rejections_total", **labels)
+            and time.monotonic() < give_up
+        ):
+            time.sleep(0.05)
+            after = scrape(port)
+    counted = "cardengine_rpc_duration_seconds_count"
+    assert (
+        value(after, counted, method="GetGameView") - value(before, counted, method="GetGameView")
+        == 1
+    )
+    rejected = "cardengine_rejections_total"
+    assert value(after, rejected, **labels) - value(before, rejected, **labels) == 1

@@ -93,6 +93,24 @@ function resumable(error) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// @opentelemetry/api when the application has it (an optional peer dependency), else null.
+const otel = (() => {
+  try {
+    return require('@opentelemetry/api');
+  } catch {
+    return null;
+  }
+})();
+
+// The caller's active trace context as headers (traceparent, tracestate), through the
+// propagator the application registered, so the service's spans join its trace; {} without
+// OpenTelemetry, a registered propagator or an active span.
+function traceContext() {
+  const carrier = {};
+  if (otel) otel.propagation.inject(otel.context.active(), carrier);
+  return carrier;
+}
+
 // The wait before retry number `attempt` (from 0): backoffMs doubled per attempt, of which a
 // random half or more, so that callers turned away together (a burst the service shed) do not
 // all come back at once.
@@ -329,6 +347,7 @@ class EngineClient {
     if (adminToken !== undefined && adminToken !== null) metadata.set(ADMIN_TOKEN_KEY, adminToken);
     if (this.serviceKey) metadata.set(SERVICE_KEY_KEY, this.serviceKey);
     if (this.language) metadata.set(LANGUAGE_KEY, this.language);
+    for (const [key, value] of Object.entries(traceContext())) metadata.set(key, value);
     return metadata;
   }
 

@@ -19,6 +19,11 @@ import grpc
 from cardengine.v1 import engine_service_pb2, game_pb2
 from google.protobuf import duration_pb2
 
+try:  # optional: see trace_context
+    from opentelemetry import propagate as _propagate
+except ImportError:  # pragma: no cover (installed wherever the tests run)
+    _propagate = None  # type: ignore[assignment]
+
 from cardengine_client.errors import (
     EngineError,
     Internal,
@@ -156,6 +161,19 @@ def player_type(seat: SeatSpec) -> game_pb2.PlayerType.ValueType:
         raise ValueError(f"unknown player type {seat!r}; expected one of {known}") from None
 
 
+def trace_context() -> Metadata:
+    """The current OpenTelemetry context as metadata (``traceparent``, ``tracestate``).
+
+    So the service's spans join the caller's trace; nothing without OpenTelemetry or an
+    active span. OpenTelemetry is optional: the client works the same without it installed.
+    """
+    if _propagate is None:
+        return ()
+    carrier: dict[str, str] = {}
+    _propagate.inject(carrier)
+    return tuple(carrier.items())
+
+
 class ClientSettings:
     """The options both clients take, and what follows from them alone.
 
@@ -196,14 +214,18 @@ class ClientSettings:
         self.max_rate_limit_wait = max_rate_limit_wait
 
     def metadata(self, token: str | None, admin_token: str | None = None) -> Metadata:
-        """The seat token, the admin token, the service key and the language, as far as set."""
+        """The seat token, the admin token, the service key and the language, as far as set.
+
+        Also the caller's trace context (``traceparent``) when it has an active span.
+        """
         pairs = (
             (SEAT_TOKEN_KEY, token),
             (ADMIN_TOKEN_KEY, admin_token),
             (SERVICE_KEY_KEY, self.service_key),
             (LANGUAGE_KEY, self.language or None),
         )
-        return tuple((key, value) for key, value in pairs if value is not None)
+        given = tuple((key, value) for key, value in pairs if value is not None)
+        return given + trace_context()
 
     def delay(self, attempt: int) -> float:
         """Seconds to wait before retry number ``attempt`` (from 0).
