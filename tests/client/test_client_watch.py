@@ -33,8 +33,8 @@ from cardengine_client import (
 )
 from cardengine_client.aio import AsyncEngineClient
 from google.rpc import error_details_pb2, status_pb2
-from opentelemetry.sdk.trace import TracerProvider
 from grpc_status import rpc_status
+from opentelemetry.sdk.trace import TracerProvider
 
 from engine_service.devtools.local import local_service
 from tests.client.scripted_server import serving
