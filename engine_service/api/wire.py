@@ -11,7 +11,8 @@ the one log line every call writes. The gRPC port and the web port (Connect and 
 :func:`method_behaviours`.
 
 A door (:meth:`engine_service.api.access.Door.guard`: service keys, scopes, quotas) stands
-in front of every method where one is configured, on both ports alike.
+in front of every method where one is configured, on both ports alike, and so do the
+metrics and the tracing span when they are on (:func:`composed`).
 
 On the gRPC port a server stream's messages are written with a deadline
 (:func:`written`): a client that stops reading blocks the write on HTTP/2 flow control, and
@@ -41,7 +42,7 @@ from engine_service.settings import Settings
 
 SERVICE: Final = engine_service_pb2.DESCRIPTOR.services_by_name["EngineService"]
 Guard = Callable[[str, Callable[..., Any]], Callable[..., Any]]
-"""Puts a method's handler function behind a check, by method name (the access door)."""
+"""Wraps a method's handler function, by method name: the access door, metrics, a span."""
 DEFAULT_MAX_REQUEST_BYTES: Final = Settings().max_request_bytes
 """The largest request accepted unless configured (the largest real one is a few KB)."""
 
@@ -187,7 +188,8 @@ def method_behaviours(
 ) -> dict[str, Callable[..., Any]]:
     """Every method's handler function on ``servicer``, by method name, as every port calls it.
 
-    ``guard``: see :func:`guarded`; ``door``: every method behind it.
+    ``guard``: see :func:`guarded`; ``door``: what wraps every method (the access door, the
+    metrics, the tracing span: :func:`composed`).
     """
     behaviours: dict[str, Callable[..., Any]] = {}
     for method in service.methods:
