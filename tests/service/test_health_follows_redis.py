@@ -13,7 +13,7 @@ import pytest
 from cardengine.v1 import engine_service_pb2_grpc
 
 from engine_service.api.healthcheck import check
-from engine_service.api.interceptors import SERVICE_NAME
+from engine_service.api.wire import SERVICE
 from engine_service.devtools.local import local_service, redis_pid, redis_server
 from tests.service.engine_process import wait_status
 from tests.service.rpc_helpers import RANDOM, create
@@ -27,7 +27,9 @@ PROMPT_SECONDS = 5.0
 
 
 def assert_status(address: str, wanted: str) -> None:
-    waited = [wait_status(address, wanted, WAIT_SECONDS, service) for service in ("", SERVICE_NAME)]
+    waited = [
+        wait_status(address, wanted, WAIT_SECONDS, service) for service in ("", SERVICE.full_name)
+    ]
     print(f"{wanted} after {max(waited):.2f} s")
 
 
