@@ -7,6 +7,7 @@ block that follows it in the README.
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import re
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cardengine.v1 import engine_service_pb2 as api
+from google.rpc import error_details_pb2, status_pb2
 
 from engine_service.devtools.local import free_port, local_service
 
@@ -134,3 +137,88 @@ def test_only_configured_origins_may_call_from_a_browser(redis_url: str) -> None
     with local_service(redis_url, web_port=port):  # the default: no other origin
         status, headers = preflight(f"127.0.0.1:{port}", lobby)
         assert status != 204 and "access-control-allow-origin" not in headers
+
+
+def envelopes(data: bytes) -> list[tuple[int, bytes]]:
+    """A Connect stream's or a gRPC-Web body's envelopes: (flags, payload)."""
+    found = []
+    while len(data) >= 5:
+        size = int.from_bytes(data[1:5], "big")
+        found.append((data[0], data[5 : 5 + size]))
+        data = data[5 + size :]
+    return found
+
+
+def post(
+    address: str, method: str, body: bytes, kind: str, **headers: str
+) -> tuple[int, str, bytes]:
+    """A POST of ``body`` as ``kind``: the HTTP status, the answer's content type and body."""
+    request = urllib.request.Request(
+        f"http://{address}{SERVICE_URL}/{method}",
+        data=body,
+        headers={"content-type": kind, **headers},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, answer.headers["content-type"], answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers["content-type"], error.read()
+
+
+def test_each_protocol_frames_replies_and_maps_errors(web_address: str) -> None:
+    """Connect unary and streaming (binary), gRPC-Web: framing, and errors where each puts
+    them, with the same google.rpc details; Connect's HTTP statuses for the codes."""
+    missing = api.GetGameViewRequest(game_id="0" * 32).SerializeToString()
+    # Connect unary, binary: the reply as it is; an error as JSON with its HTTP status.
+    status, kind, body = post(
+        web_address, "ListGameTypes", b"", "application/proto", **{"connect-protocol-version": "1"}
+    )
+    assert (status, kind) == (200, "application/proto")
+    assert len(api.ListGameTypesResponse.FromString(body).game_types) == 3
+    status, kind, body = post(web_address, "GetGameView", missing, "application/proto")
+    error = json.loads(body)
+    assert (status, kind, error["code"]) == (404, "application/json", "not_found")
+    assert error["details"][0]["type"] == "google.rpc.ErrorInfo"
+    # Connect stream, binary: message envelopes, then an end envelope (flag 2) of JSON.
+    watch = api.WatchGameRequest(game_id="0" * 32).SerializeToString()
+    framed = b"\x00" + len(watch).to_bytes(4, "big") + watch
+    status, kind, body = post(web_address, "WatchGame", framed, "application/connect+proto")
+    [(flags, end)] = envelopes(body)
+    assert (status, kind, flags) == (200, "application/connect+proto", 2)
+    assert json.loads(end)["error"]["code"] == "not_found"
+    # gRPC-Web: the status in a trailer (flag 0x80), details in grpc-status-details-bin.
+    framed = b"\x00" + len(missing).to_bytes(4, "big") + missing
+    status, kind, body = post(web_address, "GetGameView", framed, "application/grpc-web+proto")
+    trailer = dict(
+        line.split(": ", 1) for line in envelopes(body)[-1][1].decode().split("\r\n") if line
+    )
+    assert (status, trailer["grpc-status"]) == (200, "5")
+    details = status_pb2.Status.FromString(
+        base64.b64decode(trailer["grpc-status-details-bin"] + "==")
+    )
+    info = error_details_pb2.ErrorInfo()
+    assert details.details[0].Unpack(info) and info.reason == "GAME_NOT_FOUND"
+
+
+def test_connect_http_statuses_follow_the_codes(web_address: str) -> None:
+    """Connect's mapping of codes to HTTP statuses, for errors this service gives."""
+    _, game = connect_call(
+        web_address, "CreateGame", {"gameType": "hearts", "seats": ["PLAYER_TYPE_HUMAN"] * 4}
+    )
+    seat0 = {"x-seat-token": game["seatTokens"][0]["token"]}
+    stale = {
+        "gameId": game["gameId"],
+        "seat": 0,
+        "expectedVersion": "999",
+        "requestId": "r1",
+        "action": {"hearts": {"playCard": {"card": {"rank": "RANK_TWO", "suit": "SUIT_CLUBS"}}}},
+    }
+    cases = [
+        ("GetGameView", {"gameId": "0" * 32}, {}, 404, "not_found"),
+        ("GetGameView", {"gameId": game["gameId"], "seat": 0}, {}, 401, "unauthenticated"),
+        ("GetGameView", {"gameId": game["gameId"], "seat": 9}, seat0, 400, "invalid_argument"),
+        ("SubmitAction", stale, seat0, 409, "aborted"),
+    ]
+    for method, body, headers, http_status, code in cases:
+        status, error = connect_call(web_address, method, body, **headers)
+        assert (status, error["code"]) == (http_status, code), (method, body)
