@@ -195,7 +195,13 @@ async def build_server(settings: Settings) -> EngineServer:
         # Connect and gRPC-Web calls reach this same servicer, on this same event loop.
         host = settings.address.rsplit(":", 1)[0].strip("[]")
         behaviours = method_behaviours(servicer, door=guard)
-        app = WebApp(behaviours, SERVICE, settings.max_request_bytes, settings.web_origins)
+        app = WebApp(
+            behaviours,
+            SERVICE,
+            settings.max_request_bytes,
+            settings.web_origins,
+            settings.watcher_stall_seconds,
+        )
         tls = (settings.tls_cert, settings.tls_key, settings.tls_client_ca)
         secure = tls if settings.tls_cert else None
         web = WebGateway(app, host, settings.web_port, settings.grace_seconds, secure)

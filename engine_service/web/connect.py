@@ -8,8 +8,10 @@ and ``abort``, which becomes a :class:`~connectrpc.errors.ConnectError` carrying
 ``google.rpc`` details). A body the runtime's codecs cannot decode would be UNKNOWN there, as
 if the service had failed: :func:`strict_codecs` makes it INVALID_ARGUMENT
 ``REQUEST_UNDECODABLE``, as on the gRPC port. A call refused before the runtime took it
-(:mod:`engine_service.web.intake`) runs under :func:`refusing`, and its endpoint ends it with
-that error, in the protocol the client spoke.
+(:mod:`engine_service.web.intake`) runs under :func:`calling` with that error, and its
+endpoint ends it with it, in the protocol the client spoke. When the web port finds that a
+stream's client stopped taking messages (:attr:`Call.stalled`), the stream's handler is told
+so as on the gRPC port (WATCHER_TOO_SLOW, logged once by the servicer) when it is closed.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from google.rpc import status_pb2
 
 from engine_service.api.errors import status_for
 from engine_service.api.wire import Unreadable
-from engine_service.core.errors import EngineError
+from engine_service.core.errors import EngineError, WatcherTooSlow
 
 Behaviour = Callable[..., Any]
 
@@ -42,10 +44,22 @@ _CODES: Final = {
     if status is not grpc.StatusCode.OK
 }
 """gRPC's codes by number, as Connect's (the same set; Connect spells CANCELLED with one L)."""
-_refusal: contextvars.ContextVar[EngineError | None] = contextvars.ContextVar(
-    "refusal", default=None
-)
-"""What the current call must end with, found before the runtime took it (see ``intake``)."""
+
+
+class Call:
+    """What the web port knows of the current call beyond what the runtime passes on.
+
+    Attributes:
+        refusal: the error it must end with, found before the runtime took it (``intake``).
+        stalled: its client stopped taking messages for the stall time; the response is cut.
+    """
+
+    def __init__(self, refusal: EngineError | None) -> None:
+        self.refusal = refusal
+        self.stalled = False
+
+
+_call: contextvars.ContextVar[Call | None] = contextvars.ContextVar("call", default=None)
 
 
 class CallContext:
@@ -122,9 +136,9 @@ def strict_codecs() -> None:
 
 def _checked_intake() -> None:
     """Raise the error the current call was refused with at intake, if any."""
-    found = _refusal.get()
-    if found is not None:
-        raise _from_status(status_for(found))
+    call = _call.get()
+    if call is not None and call.refusal is not None:
+        raise _from_status(status_for(call.refusal))
 
 
 def _unary(behaviour: Behaviour) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
@@ -140,10 +154,29 @@ def _streaming(
 ) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
     async def call(request: Any, context: RequestContext[Any, Any]) -> AsyncIterator[Any]:
         _checked_intake()
-        async for reply in behaviour(request, CallContext(context)):
-            yield reply
+        replies = behaviour(request, CallContext(context))
+        try:
+            async for reply in replies:
+                yield reply
+        except GeneratorExit:
+            current = _call.get()
+            if current is not None and current.stalled:
+                await _tell_stalled(replies)
+            raise
+        finally:
+            await replies.aclose()
 
     return call
+
+
+async def _tell_stalled(replies: Any) -> None:
+    """End ``replies`` as a watcher that stopped reading: its boundary logs WATCHER_TOO_SLOW.
+
+    Its status cannot reach the client (nothing more can be written), so what comes out of
+    it is dropped.
+    """
+    with contextlib.suppress(Exception):
+        await replies.athrow(WatcherTooSlow("the client took no message within the stall time"))
 
 
 def endpoints(
@@ -193,10 +226,11 @@ class ServiceApp(ConnectASGIApplication[Mapping[str, Any]]):
 
 
 @contextlib.contextmanager
-def refusing(error: EngineError | None) -> Iterator[None]:
-    """Let the call run in this block end with ``error`` (``None``: run it)."""
-    token = _refusal.set(error)
+def calling(refusal: EngineError | None) -> Iterator[Call]:
+    """The call run in this block: ended with ``refusal`` (``None``: run), watched for stalls."""
+    call = Call(refusal)
+    token = _call.set(call)
     try:
-        yield
+        yield call
     finally:
-        _refusal.reset(token)
+        _call.reset(token)

@@ -35,7 +35,7 @@ import uvicorn
 from google.protobuf import descriptor
 
 from engine_service.web import intake
-from engine_service.web.connect import Behaviour, ServiceApp, endpoints, refusing
+from engine_service.web.connect import Behaviour, Call, ServiceApp, calling, endpoints
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,8 @@ Send = Callable[[Message], Awaitable[None]]
 STATIC_ROOT = Path(__file__).resolve().parents[2] / "web" / "dist"
 """Where ``make web`` writes the bundled page."""
 STARTUP_SECONDS = 15.0
+DEFAULT_STALL_SECONDS: Final = 30.0
+"""How long a response's write may wait for its client (``--watcher-stall-seconds``)."""
 _NOT_BUILT = b"<!doctype html><title>cardengine</title><p>The page is not built: run make web."
 
 
@@ -59,10 +61,12 @@ class WebApp:
         service: descriptor.ServiceDescriptor,
         max_request_bytes: int | None = None,
         origins: Iterable[str] = (),
+        stall_seconds: float = DEFAULT_STALL_SECONDS,
     ) -> None:
         self._service = ServiceApp(service, endpoints(behaviours, service), max_request_bytes)
         self._prefix = f"/{service.full_name}/"
         self._origins = frozenset(origin.encode() for origin in origins)
+        self._stall_seconds = stall_seconds
         self._max_body = None if max_request_bytes is None else body_limit(max_request_bytes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -115,8 +119,12 @@ class WebApp:
             log.info(
                 "web request refused", extra={"rpc": scope["path"], "reason": str(taken.refusal)}
             )
-        with refusing(taken.refusal):
-            await self._service(scope, _replayed(taken.body, receive), send)
+        with calling(taken.refusal) as call:
+            try:
+                bounded = _bounded(send, call, self._stall_seconds)
+                await self._service(scope, _replayed(taken.body, receive), bounded)
+            except _Stalled:
+                return  # the servicer logged the cut; nothing more reaches the client
 
 
 CORS_REQUEST_HEADERS: Final = (
@@ -160,6 +168,34 @@ def body_limit(max_request_bytes: int) -> int:
     That is the message and its envelope's 5-byte header (Connect streams and gRPC-Web).
     """
     return max_request_bytes + intake.ENVELOPE_HEADER
+
+
+class _Stalled(Exception):
+    """A response's write waited longer than the stall time: its client stopped reading."""
+
+
+def _bounded(send: Send, call: Call, stall_seconds: float) -> Send:
+    """``send`` with each body write bounded by the stall time; past it the call is cut.
+
+    A client that stops reading blocks the writes on the connection's flow control; the
+    first write that waits too long, and every write after it, raise :class:`_Stalled`, and
+    the call is marked stalled so its stream handler learns why it is closed.
+    """
+
+    async def bounded_send(message: Message) -> None:
+        if call.stalled:
+            raise _Stalled()
+        if message["type"] != "http.response.body":
+            await send(message)
+            return
+        try:
+            async with asyncio.timeout(stall_seconds):
+                await send(message)
+        except TimeoutError:
+            call.stalled = True
+            raise _Stalled() from None
+
+    return bounded_send
 
 
 def _replayed(body: bytes, receive: Receive) -> Receive:
@@ -206,6 +242,21 @@ async def _respond(send: Send, status: int, body: bytes, kind: str) -> None:
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
+class _CutOnPurpose(logging.Filter):
+    """Drops uvicorn's complaint about a response left unfinished.
+
+    This port leaves one so only when it cut a stalled client (:func:`_bounded`), which the
+    servicer logged already.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Whether ``record`` is logged: every one but that complaint."""
+        return record.getMessage() != "ASGI callable returned without completing response."
+
+
+_CUT_ON_PURPOSE = _CutOnPurpose()
+
+
 class _Server(uvicorn.Server):
     """uvicorn without its own signal handlers: the engine's loop already handles them."""
 
@@ -248,6 +299,7 @@ class WebGateway:
         )
         self._server = _Server(config)
         self._task: asyncio.Task[None] | None = None
+        logging.getLogger("uvicorn.error").addFilter(_CUT_ON_PURPOSE)
 
     async def start(self) -> None:
         """Serve on the event loop that runs the gRPC server."""

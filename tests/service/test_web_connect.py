@@ -10,19 +10,34 @@ from __future__ import annotations
 import base64
 import http.client
 import json
+import logging
 import re
+import socket
 import subprocess
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 from cardengine.v1 import engine_service_pb2 as api
+from cardengine.v1 import engine_service_pb2_grpc
 from google.rpc import error_details_pb2, status_pb2
 
 from engine_service.devtools.local import free_port, local_service
+from tests.service.grpc_web import http_request
+from tests.service.rpc_helpers import (
+    HUMAN,
+    RANDOM,
+    create,
+    first_legal,
+    submit,
+    tokens_of,
+    view,
+)
 
 pytestmark = pytest.mark.service
 
@@ -222,3 +237,47 @@ def test_connect_http_statuses_follow_the_codes(web_address: str) -> None:
     for method, body, headers, http_status, code in cases:
         status, error = connect_call(web_address, method, body, **headers)
         assert (status, error["code"]) == (http_status, code), (method, body)
+
+
+def test_a_web_watcher_that_stops_reading_is_cut_off(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """As on the gRPC port: a Connect stream whose client takes nothing is cut once a write
+    has waited the stall time, logged once by the servicer, with nothing else in the log."""
+    caplog.set_level(logging.INFO)
+
+    def cut() -> list[logging.LogRecord]:
+        return [r for r in caplog.records if getattr(r, "result", None) == "WATCHER_TOO_SLOW"]
+
+    port = free_port()
+    with (
+        local_service(redis_url, web_port=port, watcher_stall_seconds=1.0) as address,
+        grpc.insecure_channel(address) as channel,
+        socket.socket() as reader,
+    ):
+        stub = engine_service_pb2_grpc.EngineServiceStub(channel)
+        created = create(stub, [HUMAN, RANDOM, RANDOM, RANDOM], seed=9)
+        token = tokens_of(created)[0]
+        reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window
+        reader.connect(("127.0.0.1", port))
+        body = json.dumps({"gameId": created.game_id, "seat": 0}).encode()
+        reader.sendall(
+            http_request(
+                {"content-type": b"application/connect+json", "x-seat-token": token.encode()},
+                b"\x00" + len(body).to_bytes(4, "big") + body,
+                path=f"{SERVICE_URL}/WatchGame",
+            )
+        )  # and then read nothing while the game moves on
+        current = view(stub, created.game_id, 0, token)
+        for _ in range(400):  # bounded: the game ends, or the stream is cut long before
+            if cut() or not current.to_act:
+                break
+            current = submit(stub, created.game_id, 0, token, first_legal(current), current.version)
+        for _ in range(100):  # bounded: the stall time is 1 s
+            if cut():
+                break
+            time.sleep(0.05)
+        logged = cut()
+    assert [r.rpc for r in logged] == ["WatchGame"]  # type: ignore[attr-defined]
+    noise = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert not noise, [r.getMessage() for r in noise]
