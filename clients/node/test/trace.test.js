@@ -3,35 +3,25 @@
 // service's spans join the caller's trace. A scripted server records the metadata it gets.
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
-const grpc = require('@grpc/grpc-js');
-const protoLoader = require('@grpc/proto-loader');
 const { context, propagation } = require('@opentelemetry/api');
 const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
 const { W3CTraceContextPropagator } = require('@opentelemetry/core');
 const { BasicTracerProvider } = require('@opentelemetry/sdk-trace-base');
 const { EngineClient } = require('../lib/client');
-const { SERVICE_PROTO, cardengineProtosDir } = require('../lib/protos');
+const { scriptedServer } = require('../test-support/scripted-server');
 
 test('a call made inside an active span carries its traceparent', async () => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   const tracer = new BasicTracerProvider().getTracer('caller');
-  const definition = protoLoader.loadSync(SERVICE_PROTO, {
-    keepCase: true, longs: String, enums: String, defaults: true, oneofs: true, includeDirs: [cardengineProtosDir()],
-  });
-  const { service } = grpc.loadPackageDefinition(definition).cardengine.v1.EngineService;
   const seen = [];
-  const server = new grpc.Server();
-  server.addService(service, {
+  const { address, server } = await scriptedServer({
     GetGameView(call, callback) {
       seen.push(call.metadata.get('traceparent')[0]);
       callback(null, { view: { game_id: 'g1', version: '1' } });
     },
   });
-  const port = await new Promise((resolve, reject) => {
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
-  });
-  const client = new EngineClient(`127.0.0.1:${port}`);
+  const client = new EngineClient(address);
   try {
     await client.view('g1');
     const traceId = await tracer.startActiveSpan('caller', async (span) => {

@@ -8,9 +8,7 @@ const assert = require('node:assert/strict');
 const { test } = require('node:test');
 const { EngineClient, chooseCards, errorInfo, status } = require('../lib/client');
 const { chooseAction } = require('../play-hearts');
-const grpc = require('@grpc/grpc-js');
-const protoLoader = require('@grpc/proto-loader');
-const { SERVICE_PROTO, cardengineProtosDir } = require('../lib/protos');
+const { scriptedServer } = require('../test-support/scripted-server');
 
 const SEATS = ['PLAYER_TYPE_HUMAN', ...Array(3).fill('PLAYER_TYPE_BOT_HEURISTIC')];
 const MAX_ITEMS = 20000;
@@ -154,13 +152,8 @@ test('a burst of watches all start even when the server sheds some', async () =>
 
 test('a stream silent after opening is opened again from the same version', async () => {
   // A scripted server: the first WatchGame call sends nothing, the second the next version.
-  const definition = protoLoader.loadSync(SERVICE_PROTO, {
-    keepCase: true, longs: String, enums: String, defaults: true, oneofs: true, includeDirs: [cardengineProtosDir()],
-  });
-  const { service } = grpc.loadPackageDefinition(definition).cardengine.v1.EngineService;
   const requests = [];
-  const server = new grpc.Server();
-  server.addService(service, {
+  const { address, server } = await scriptedServer({
     WatchGame(call) {
       requests.push(call.request.from_version);
       if (requests.length === 1) return; // silent until the client gives up on it
@@ -169,10 +162,7 @@ test('a stream silent after opening is opened again from the same version', asyn
       call.end();
     },
   });
-  const port = await new Promise((resolve, reject) => {
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
-  });
-  const client = new EngineClient(`127.0.0.1:${port}`);
+  const client = new EngineClient(address);
   try {
     const items = [];
     for await (const item of client.watch('g1', { fromVersion: 3, firstMessageMs: 200 })) items.push(item);
