@@ -42,6 +42,7 @@ from tests.service.rpc_helpers import (
     submit,
     token_md,
     tokens_of,
+    turn_of,
     view,
 )
 
@@ -323,6 +324,7 @@ def test_a_watcher_far_behind_gets_what_it_missed_merged_and_is_never_cut_off(
         wait_for_version(collector, created.view.version)
         current = view(stub, created.game_id, 0, token)
         for _ in range(40):
+            current = turn_of(stub, created.game_id, 0, token, current)
             if not current.to_act:
                 break
             current = submit(stub, created.game_id, 0, token, first_legal(current), current.version)
@@ -373,6 +375,7 @@ def test_a_watcher_that_stops_reading_is_cut_off(redis_url, caplog):
         next(call), next(leaving)  # then read nothing while the game moves on
         current = view(stub, created.game_id, 0, token)
         for _ in range(100):
+            current = turn_of(stub, created.game_id, 0, token, current)
             if not current.to_act:
                 break
             current = submit(stub, created.game_id, 0, token, first_legal(current), current.version)

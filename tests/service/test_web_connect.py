@@ -36,6 +36,7 @@ from tests.service.rpc_helpers import (
     first_legal,
     submit,
     tokens_of,
+    turn_of,
     view,
 )
 
@@ -270,6 +271,7 @@ def test_a_web_watcher_that_stops_reading_is_cut_off(
         )  # and then read nothing while the game moves on
         current = view(stub, created.game_id, 0, token)
         for _ in range(400):  # bounded: the game ends, or the stream is cut long before
+            current = turn_of(stub, created.game_id, 0, token, current)
             if cut() or not current.to_act:
                 break
             current = submit(stub, created.game_id, 0, token, first_legal(current), current.version)
