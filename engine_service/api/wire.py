@@ -142,7 +142,7 @@ def written(
                         await context.write(reply)
                 except TimeoutError:
                     message = f"the client took no message for {stall_seconds:g} s"
-                    await _cut(replies, WatcherTooSlow(message))
+                    await cut(replies, WatcherTooSlow(message))
                     return
         finally:
             await replies.aclose()
@@ -150,13 +150,14 @@ def written(
     return stream
 
 
-async def _cut(replies: AsyncGenerator[Any, None], error: EngineError) -> None:
+async def cut(replies: AsyncGenerator[Any, None], error: EngineError) -> None:
     """End the stream with ``error``'s status, sent once the client takes what came before.
 
-    ``replies``' boundary turns ``error`` into the status and aborts with it (AbortError).
-    Anything else out of it means the status could not be sent: the client left while the
-    status waited behind what it had not taken. That is its own doing, not a fault to report
-    (grpc would log a traceback at error level); the cut is logged already.
+    ``replies``' boundary logs the cut, turns ``error`` into the status and aborts with it
+    (AbortError on the gRPC port). Anything else out of it means the status could not be
+    sent: the client left while the status waited behind what it had not taken, or (on the
+    web port) the response was already cut off. That is the client's doing, not a fault to
+    report (grpc would log a traceback at error level).
     """
     try:
         await replies.athrow(error)

@@ -32,7 +32,7 @@ from google.protobuf import descriptor, message_factory
 from google.rpc import status_pb2
 
 from engine_service.api.errors import status_for
-from engine_service.api.wire import Unreadable
+from engine_service.api.wire import Unreadable, cut
 from engine_service.core.errors import EngineError, WatcherTooSlow
 
 Behaviour = Callable[..., Any]
@@ -161,22 +161,13 @@ def _streaming(
         except GeneratorExit:
             current = _call.get()
             if current is not None and current.stalled:
-                await _tell_stalled(replies)
+                stalled = WatcherTooSlow("the client took no message within the stall time")
+                await cut(replies, stalled)  # the servicer logs it; nothing reaches the client
             raise
         finally:
             await replies.aclose()
 
     return call
-
-
-async def _tell_stalled(replies: Any) -> None:
-    """End ``replies`` as a watcher that stopped reading: its boundary logs WATCHER_TOO_SLOW.
-
-    Its status cannot reach the client (nothing more can be written), so what comes out of
-    it is dropped.
-    """
-    with contextlib.suppress(Exception):
-        await replies.athrow(WatcherTooSlow("the client took no message within the stall time"))
 
 
 def endpoints(

@@ -46,12 +46,20 @@ def grpc_web_call(
     return web_reply(reply)
 
 
+def envelopes(data: bytes) -> list[tuple[int, bytes]]:
+    """The envelopes of a gRPC-Web body or a Connect stream: (flags, payload) each."""
+    found = []
+    while len(data) >= 5:  # a flags byte, a 4-byte length, the payload
+        size = int.from_bytes(data[1:5], "big")
+        found.append((data[0], data[5 : 5 + size]))
+        data = data[5 + size :]
+    return found
+
+
 def web_reply(reply: bytes) -> WebReply:
     """The status, ErrorInfo reason and last message of a gRPC-Web response body."""
-    offset, status, reason, message = 0, -1, "", None
-    while offset + 5 <= len(reply):  # frames: flag, length, payload
-        flag, length = reply[offset], struct.unpack(">I", reply[offset + 1 : offset + 5])[0]
-        payload = reply[offset + 5 : offset + 5 + length]
+    status, reason, message = -1, "", None
+    for flag, payload in envelopes(reply):
         if not flag & 0x80:
             message = payload
         else:
@@ -61,7 +69,6 @@ def web_reply(reply: bytes) -> WebReply:
                     status = int(value.strip())
                 if name.strip().lower() == "grpc-status-details-bin":
                     reason = reason_of(base64.b64decode(value.strip() + "=="))
-        offset += 5 + length
     return WebReply(status, reason, message)
 
 

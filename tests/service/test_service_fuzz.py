@@ -33,7 +33,13 @@ from engine_service.devtools.local import free_port, local_service
 from engine_service.settings import Settings
 from engine_service.store.keys import events_key, game_key, log_key
 from tests.service.fuzz_requests import SERVICE, FuzzCase, Pools, RequestFuzzer
-from tests.service.grpc_web import SERVICE_PATH, grpc_web_call, http_request, raw_http
+from tests.service.grpc_web import (
+    SERVICE_PATH,
+    envelopes,
+    grpc_web_call,
+    http_request,
+    raw_http,
+)
 from tests.service.rpc_helpers import HUMAN, token_md
 from tests.volume import volume
 
@@ -314,12 +320,9 @@ def test_the_web_port_answers_generated_http_without_a_server_error(
 def web_code(kind: bytes, answer: bytes) -> str:
     """The Connect error code of an answer, or ``""`` for a success (or no JSON at all)."""
     if kind == b"application/connect+json":  # the end envelope holds the error, if any
-        while len(answer) >= 5:
-            size = int.from_bytes(answer[1:5], "big")
-            if answer[0] & 2:
-                error = json.loads(answer[5 : 5 + size]).get("error", {})
-                return str(error.get("code", ""))
-            answer = answer[5 + size :]
+        for flags, payload in envelopes(answer):
+            if flags & 2:
+                return str(json.loads(payload).get("error", {}).get("code", ""))
         return ""
     try:
         found = json.loads(answer)

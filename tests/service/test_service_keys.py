@@ -28,7 +28,7 @@ from google.protobuf import json_format
 from engine_service.app.seats import parse_key_spec, token_hash
 from engine_service.devtools.local import free_port, local_service
 from engine_service.store.quota import games_key, rate_key
-from tests.service.grpc_web import SERVICE_PATH, grpc_web_call
+from tests.service.grpc_web import SERVICE_PATH, envelopes, grpc_web_call
 from tests.service.keyed import Key, new_key, refusal, refusal_of, server_process
 from tests.service.rpc_helpers import HUMAN
 
@@ -347,15 +347,12 @@ def connect_port_call(port: int) -> Any:
         except urllib.error.HTTPError as error:
             data = error.read()
         if streaming:  # envelopes: messages, then the end of the stream (flag 2) with any error
-            messages, end = [], {}
-            while data:
-                size = int.from_bytes(data[1:5], "big")
-                payload, flags, data = data[5 : 5 + size], data[0], data[5 + size :]
+            messages, found = [], {}
+            for flags, payload in envelopes(data):
                 if flags & 2:
-                    end = json.loads(payload).get("error", {})
+                    found = json.loads(payload).get("error", {})
                 else:
                     messages.append(payload)
-            found = end
             reply = json_format.Parse(messages[-1], api.WatchGameResponse()) if messages else None
         else:  # an error is a JSON object with a code; a reply has none
             answer = json.loads(data)

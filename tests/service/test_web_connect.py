@@ -28,7 +28,7 @@ from cardengine.v1 import engine_service_pb2_grpc
 from google.rpc import error_details_pb2, status_pb2
 
 from engine_service.devtools.local import free_port, local_service
-from tests.service.grpc_web import http_request
+from tests.service.grpc_web import envelopes, http_request
 from tests.service.rpc_helpers import (
     HUMAN,
     RANDOM,
@@ -153,16 +153,6 @@ def test_only_configured_origins_may_call_from_a_browser(redis_url: str) -> None
     with local_service(redis_url, web_port=port):  # the default: no other origin
         status, headers = preflight(f"127.0.0.1:{port}", lobby)
         assert status != 204 and "access-control-allow-origin" not in headers
-
-
-def envelopes(data: bytes) -> list[tuple[int, bytes]]:
-    """A Connect stream's or a gRPC-Web body's envelopes: (flags, payload)."""
-    found = []
-    while len(data) >= 5:
-        size = int.from_bytes(data[1:5], "big")
-        found.append((data[0], data[5 : 5 + size]))
-        data = data[5 + size :]
-    return found
 
 
 def post(
