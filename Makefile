@@ -221,10 +221,15 @@ tournament: setup $(BENCH_STAMP) ## duplicate bot tournaments, Hearts against Op
 # figure stands beside the same figure of that commit, measured in the same run.
 BASELINE ?=
 BASELINE_TREE := var/baseline
+# The baseline runs with its own locked dependencies (an older commit may need packages this
+# one dropped), in its own .venv: bench.servers.tree_python picks that interpreter.
+BASELINE_SYNC := UV_PROJECT_ENVIRONMENT=.venv UV_PYTHON=$(PYTHON) UV_PYTHON_DOWNLOADS=never \
+  $(abspath $(UV)) sync --frozen --quiet --no-install-project
 capacity: setup $(BENCH_STAMP) ## Redis Cluster spread at 3/6/12/24 masters, a master added and drained under load, hot keys, the timer loops' cost, and docs/capacity.md (BASELINE=<commit> measures it too; QUICK=1)
 	$(PY) -m bench.spread $(BENCH_ARGS)
 	@if [ -n "$(BASELINE)" ]; then rm -rf $(BASELINE_TREE); git worktree prune; \
-	  git worktree add --detach $(BASELINE_TREE) $(BASELINE); fi
+	  git worktree add --detach $(BASELINE_TREE) $(BASELINE) && \
+	  cd $(BASELINE_TREE) && $(BASELINE_SYNC); fi
 	$(PY) -m bench.timer_share $(BENCH_ARGS) $(if $(BASELINE),--baseline-tree $(BASELINE_TREE))
 	$(PY) -m bench.capacity $(BENCH_ARGS) $(if $(BASELINE),--baseline-tree $(BASELINE_TREE))
 	@if [ -n "$(BASELINE)" ]; then git worktree remove --force $(BASELINE_TREE); fi

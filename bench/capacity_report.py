@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Final
 
 from bench.capacity_model import GIB, Assumptions, Costs, Need, mix, moves_per_core, need
 from engine_service.store.keys import GROUPS
@@ -579,9 +579,17 @@ def _validation(figures: dict[str, Any]) -> list[str]:
     ]
 
 
+_SIDE_NAMES: Final = {
+    "new": "this tree",
+    "old": "baseline",
+    "least save": "least save",
+    "no-op script": "no-op script",
+}
+
+
 def _baseline(figures: dict[str, Any]) -> list[str]:
     base = figures.get("baseline")
-    if not base:
+    if not base or "sides" not in base["rows"][0]:
         return []
     names = {
         "evalsha_usec_per_call": "evalsha µs per call (the save script)",
@@ -595,31 +603,43 @@ def _baseline(figures: dict[str, Any]) -> list[str]:
         "idle_redis_cpu_ms_per_second": "idle engine's Redis CPU, ms per second",
         "errors": "errors",
     }
+    against = f"beside `{base['tree']}` (the baseline) and " if base["tree"] else "beside "
     lines = [
-        "## 8. Redis CPU per move against a baseline tree",
+        "## 8. Redis CPU per move: the save script, its floors and a baseline",
         "",
-        f"This tree beside `{base['tree']}`, each engine from its own sources "
-        "(`CARDENGINE_PURE=1`, so neither needs a build and both run the same way), each on "
-        "a Redis of its own, taking turns three times per game at "
-        f"{figures['settings']['in_flight']} calls in flight. The measured engines' timer "
-        "loops look once an hour, so `evalsha` is the save script alone and their health "
-        "checks are all that is left of their idle cost. The idle line is each engine as "
-        "deployed (timer loop on), idle, measured before.",
+        f"This tree {against}the same engine with its save script replaced by the two "
+        "floors of one script per move (`bench/save_floors.py`): the **least save** "
+        "(compare the version, append the events, write the snapshot: what any save must "
+        "do) and a **no-op script** (the call alone, which no script can go under). Each "
+        "engine runs from its own sources (`CARDENGINE_PURE=1`; the baseline with its own "
+        "locked dependencies), each on a Redis of its own, taking turns three times per "
+        f"game at {figures['settings']['in_flight']} calls in flight. The measured engines' "
+        "timer loops look once an hour, so `evalsha` is the save script alone. The idle "
+        "line is each engine as deployed (timer loop on), idle, measured before. Ratios "
+        "are to the first column; per round, this tree's and then each floor's.",
         "",
     ]
     for row in base["rows"]:
-        rows = [
-            [
-                label,
-                _n(row["old"][key], 2),
-                _n(row["new"][key], 2),
-                f"**{row['new'][key] / row['old'][key]:.3f}**" if row["old"][key] else "-",
-                _ratios(row["round_ratios"][key]) if key not in MEASURED_ONCE else "(once)",
-            ]
-            for key, label in names.items()
-        ]
-        header = ["figure", "old", "new", "new / old", "new / old per round"]
-        lines += [f"**{row['game']}**", "", *_table(header, rows)]
+        reference = row["reference"]
+        order = [reference, *(label for label in row["sides"] if label != reference)]
+        table = []
+        for key, label in names.items():
+            cells = [label]
+            for side in order:
+                value = row["sides"][side][key]
+                ratio = (
+                    value / row["sides"][reference][key] if row["sides"][reference][key] else None
+                )
+                cells.append(
+                    _n(value, 2)
+                    if side == reference or ratio is None
+                    else f"{_n(value, 2)} (**{ratio:.2f}**)"
+                )
+            rounds = [_ratios(row["round_ratios"][side][key]) for side in order[1:]]
+            cells.append("(once)" if key in MEASURED_ONCE else " / ".join(rounds))
+            table.append(cells)
+        header = ["figure", *(_SIDE_NAMES[side] for side in order), "ratios per round"]
+        lines += [f"**{row['game']}**", "", *_table(header, table)]
     return lines
 
 

@@ -129,6 +129,17 @@ def _processes(
                 process.wait(timeout=STARTUP_SECONDS)
 
 
+def tree_python(tree: Path | None) -> str:
+    """The interpreter that runs ``tree``'s engine: the tree's own environment when it has one.
+
+    An older commit may need packages this one dropped (or other versions of them), so
+    ``make capacity BASELINE=…`` installs the baseline's locked dependencies into its own
+    ``.venv``; without one (this repository, a tree made by hand) it is this interpreter.
+    """
+    own = tree / ".venv" / "bin" / "python" if tree else None
+    return str(own) if own and own.exists() else sys.executable
+
+
 def engine_servers(
     redis_url: str, processes: int = 1, *extra: str, tree: Path | None = None
 ) -> contextlib.AbstractContextManager[str]:
@@ -141,7 +152,7 @@ def engine_servers(
     """
     address = f"127.0.0.1:{free_port()}"
     command = [
-        sys.executable,
+        tree_python(tree),
         "-m",
         "engine_service",
         f"--address={address}",
