@@ -119,11 +119,27 @@ class ReflectionServicer:
         if kind == "file_by_filename":
             return self._pool.FindFileByName(request.file_by_filename)
         if kind == "file_containing_symbol":
-            return self._pool.FindFileContainingSymbol(request.file_containing_symbol)
+            return self._file_containing(request.file_containing_symbol)
         asked = request.file_containing_extension
         message_type = self._pool.FindMessageTypeByName(asked.containing_type)
         extension = self._pool.FindExtensionByNumber(message_type, asked.extension_number)
         return self._pool.FindFileContainingSymbol(extension.full_name)
+
+    def _file_containing(self, symbol: str) -> descriptor.FileDescriptor:
+        """The file that declares ``symbol``, a method (``Service.Method``) included.
+
+        The pool finds messages, fields, enums and services, but not methods (with the upb
+        backend), and ``grpcurl describe cardengine.v1.EngineService.SubmitAction`` asks for
+        one, so a method is looked up through its service.
+        """
+        try:
+            return self._pool.FindFileContainingSymbol(symbol)
+        except KeyError:
+            service_name, _, method = symbol.rpartition(".")
+            service = self._pool.FindServiceByName(service_name)
+            if method not in service.methods_by_name:
+                raise
+            return service.file
 
     def _with_deps(self, file: descriptor.FileDescriptor) -> list[bytes]:
         """``file`` and every file it imports, directly or not, each once."""

@@ -131,8 +131,20 @@ def test_reflection_finds_files_by_name_and_reports_unknown_symbols(channel):
     requests = [
         reflection_pb2.ServerReflectionRequest(file_by_filename="cardengine/v1/game.proto"),
         reflection_pb2.ServerReflectionRequest(file_containing_symbol="cardengine.v1.Nothing"),
+        reflection_pb2.ServerReflectionRequest(
+            file_containing_symbol="cardengine.v1.EngineService.SubmitAction"
+        ),
+        reflection_pb2.ServerReflectionRequest(
+            file_containing_symbol="cardengine.v1.EngineService.NoSuchMethod"
+        ),
     ]
-    by_name, unknown = list(ask(iter(requests)))
+    by_name, unknown, method, no_method = list(ask(iter(requests)))
+    # A method resolves as grpcurl's describe asks for it: to its service's file.
+    (service_file, *_) = method.file_descriptor_response.file_descriptor_proto
+    declared = descriptor_pb2.FileDescriptorProto.FromString(service_file)
+    assert declared.name == "cardengine/v1/engine_service.proto"
+    assert "SubmitAction" in {m.name for m in declared.service[0].method}
+    assert no_method.error_response.error_code == grpc.StatusCode.NOT_FOUND.value[0]
     names = {
         descriptor_pb2.FileDescriptorProto.FromString(data).name
         for data in by_name.file_descriptor_response.file_descriptor_proto
