@@ -5,8 +5,16 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-ADDRESS ?= 127.0.0.1:50051
-WEB_PORT ?= 8080
+# Settings of make run: each is both a make variable (make run ENGINE_WEB_PORT=8081) and the
+# environment variable of the same name, which the server reads. make help lists them (#> lines).
+#> ENGINE_ADDRESS         host:port of the gRPC port (make run: 127.0.0.1:50051)
+#> ENGINE_WEB_PORT        the browser table, Connect and gRPC-Web, on ENGINE_ADDRESS's host (make run: 8080)
+#> ENGINE_METRICS_PORT    Prometheus metrics of the first server process, +1 for each next (9464)
+#> REDIS_URL              the Redis to use (unset: make run starts one under var/redis)
+#> ENGINE_LOCAL_REDIS_PORT  the port of that local Redis (6390)
+#> GAME, BOTS, PARTNER    make play's game and bot levels; QUICK=1 and BASELINE=<commit> for benchmarks
+ENGINE_ADDRESS ?= 127.0.0.1:50051
+ENGINE_WEB_PORT ?= 8080
 GAME ?= hearts
 PROTO_BASE ?= main
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -29,10 +37,12 @@ COMPILED_STAMP := $(VENV)/.compiled
 
 .PHONY: help setup lock test-deep compiled system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load faults golden tournament capacity clean
 
-# Descriptions may name variables, e.g. $(ADDRESS): sed replaces each with its value here.
-help: ## list the targets
+# Descriptions may name variables, e.g. $(ENGINE_ADDRESS): sed replaces each with its value here.
+help: ## list the targets and the settings
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}' \
 	  | sed -e '' $(foreach v,$(sort $(shell sed -nE 's/^[a-z-]+:.*## //p' $(MAKEFILE_LIST) | grep -oE '\$$\([A-Z_]+\)' | tr -d '$$()')),-e 's|$$($(v))|$(subst |,\|,$(subst &,\&,$($(v))))|g')
+	@echo; echo "Settings (make run ENGINE_WEB_PORT=8081, or the environment variable of the same name):"
+	@sed -nE 's/^#> /  /p' $(MAKEFILE_LIST)
 
 system-deps: ## install Debian packages that are missing (redis-server, python3-venv, python3-dev and gcc for mypyc, nodejs, npm, curl and jq for the README's HTTP session)
 	@missing=""; \
@@ -137,8 +147,8 @@ stubs: ## generate client stubs for other languages (STUB_LANGS) into clients/<l
 stubs-check: stubs ## compile or load the generated stubs (C++, Ruby, PHP, Go, Java)
 	clients/stubs.sh check $(STUB_LANGS)
 
-run: setup web ## serve on $(ADDRESS) and the browser table on http://127.0.0.1:$(WEB_PORT)/; starts a Redis under var/ unless REDIS_URL is set
-	$(PY) -m engine_service.devtools.run --address $(ADDRESS) --web-port $(WEB_PORT)
+run: setup web ## serve gRPC on $(ENGINE_ADDRESS) and the browser table on port $(ENGINE_WEB_PORT); starts a Redis under var/ unless REDIS_URL is set
+	ENGINE_ADDRESS=$(ENGINE_ADDRESS) ENGINE_WEB_PORT=$(ENGINE_WEB_PORT) $(PY) -m engine_service.devtools.run
 
 # The browser table: web/ bundled by esbuild into web/dist (messages from protos/ via buf).
 WEB_MODULES := web/node_modules/.package-lock.json
