@@ -151,7 +151,13 @@ def encode_game_type(spec: GameSpec[Any, Any, Any, Any]) -> engine_service_pb2.G
         seats=spec.seats,
         options=[encode_option(o) for o in spec.options],
         bots=[encode_bot(name, bot) for name, bot in spec.bots.items()],
+        teams=[engine_service_pb2.Team(seats=team) for team in teams_of(spec)],
     )
+
+
+def teams_of(spec: GameSpec[Any, Any, Any, Any]) -> tuple[tuple[int, ...], ...]:
+    """The game's partnerships: its sides, or every seat alone where it defines none."""
+    return spec.sides or tuple((seat,) for seat in range(spec.seats))
 
 
 def encode_bot(name: str, bot: object) -> engine_service_pb2.BotInfo:

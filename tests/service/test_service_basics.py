@@ -34,6 +34,17 @@ def test_list_game_types_shows_hearts_options_with_defaults(stub):
     assert options["moon_opponent_penalty"].default_value == "13"
 
 
+def test_list_game_types_says_which_seats_are_partners(stub):
+    # G-R1: Guandan's partners sit opposite; Hearts and Klaberjass seats play for themselves.
+    reply = stub.ListGameTypes(api.ListGameTypesRequest())
+    teams = {t.name: [list(team.seats) for team in t.teams] for t in reply.game_types}
+    assert teams == {
+        "hearts": [[0], [1], [2], [3]],
+        "guandan": [[0, 2], [1, 3]],
+        "klaberjass": [[0], [1]],
+    }
+
+
 def test_create_returns_tokens_for_human_seats_only(stub):
     created = create(stub, [HUMAN, RANDOM, HUMAN, HEURISTIC], seed=5)
     assert sorted(tokens_of(created)) == [0, 2]

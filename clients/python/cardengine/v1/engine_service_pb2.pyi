@@ -115,6 +115,7 @@ class GameType(_message.Message):
     SEATS_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     BOTS_FIELD_NUMBER: _builtins.int
+    TEAMS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The name used in CreateGameRequest.game_type, e.g. "hearts"."""
     title: _builtins.str
@@ -125,6 +126,14 @@ class GameType(_message.Message):
     def bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotInfo]:
         """The bots that may play a seat of this game (CreateGame's PLAYER_TYPE_BOT_*)."""
 
+    @_builtins.property
+    def teams(self) -> _containers.RepeatedCompositeFieldContainer[Global___Team]:
+        """The seats that win or lose together, so a frontend can show partners and opponents
+        without knowing the game: every seat is in exactly one team, in seat order; a team of
+        one seat plays for itself (Hearts: four teams of one; Guandan: seats 0 and 2 against 1
+        and 3; Klaberjass: two teams of one).
+        """
+
     def __init__(
         self,
         *,
@@ -133,14 +142,37 @@ class GameType(_message.Message):
         seats: _builtins.int = ...,
         options: _abc.Iterable[Global___GameOption] | None = ...,
         bots: _abc.Iterable[Global___BotInfo] | None = ...,
+        teams: _abc.Iterable[Global___Team] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "name", b"name", "options", b"options", "seats", b"seats", "title", b"title"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "name", b"name", "options", b"options", "seats", b"seats", "teams", b"teams", "title", b"title"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameType: _TypeAlias = GameType  # noqa: Y015
+
+@_typing.final
+class Team(_message.Message):
+    """Seats that play as partners."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEATS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def __init__(
+        self,
+        *,
+        seats: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seats", b"seats"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Team: _TypeAlias = Team  # noqa: Y015
 
 @_typing.final
 class BotInfo(_message.Message):
