@@ -242,13 +242,14 @@ def encode_log(log: ActionLog, next_page_token: str) -> engine_service_pb2.GetAc
     return message
 
 
-def page_token(game_id: str, seat: int | None, page_size: int, index: int) -> str:
+def page_token(game_id: str, seat: int | None, index: int) -> str:
     """An opaque token for the page starting at ``index`` (AIP-158).
 
-    It binds the request it continues (game, reader, page size), so a token cannot be carried
-    over to another request unnoticed.
+    It binds the request it continues (game and reader), so a token cannot be carried over
+    to another game or seat unnoticed; the page size may change between pages, as AIP-158
+    allows and ListGames does.
     """
-    text = f"{game_id}:{'' if seat is None else seat}:{page_size}:{index}"
+    text = f"{game_id}:{'' if seat is None else seat}:{index}"
     encoded: bytes = base64.urlsafe_b64encode(text.encode())
     return encoded.decode().rstrip("=")
 
@@ -272,7 +273,7 @@ def page_start(
     except (ValueError, UnicodeError):
         index = -1
     valid = 0 <= index <= MAX_LOG_INDEX
-    if not valid or page_token(game_id, seat, request.page_size, index) != request.page_token:
+    if not valid or page_token(game_id, seat, index) != request.page_token:
         raise MalformedRequest(
             "page_token", "must be the next_page_token of the same request's previous page"
         )

@@ -252,7 +252,7 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         )
         token = ""
         if page.next_index is not None:
-            token = messages.page_token(game_id, seat, request.page_size, page.next_index)
+            token = messages.page_token(game_id, seat, page.next_index)
         return messages.encode_log(page, token)
 
     @stream_rpc

@@ -524,7 +524,9 @@ class GetActionLogRequest(_message.Message):
     next_page_token for the rest).
     """
     page_token: _builtins.str
-    """The next_page_token of the previous page; its other request fields must be the same."""
+    """The next_page_token of the previous page; game_id, seat and token must be the same,
+    page_size may change from page to page (AIP-158).
+    """
     from_index: _builtins.int
     """Start at this log index (ignored when page_token is set)."""
     def __init__(
