@@ -136,7 +136,7 @@ def tree_python(tree: Path | None) -> str:
     ``make capacity BASELINE=…`` installs the baseline's locked dependencies into its own
     ``.venv``; without one (this repository, a tree made by hand) it is this interpreter.
     """
-    own = tree / ".venv" / "bin" / "python" if tree else None
+    own = tree.resolve() / ".venv" / "bin" / "python" if tree else None
     return str(own) if own and own.exists() else sys.executable
 
 
