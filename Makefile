@@ -108,9 +108,16 @@ $(GEN_STAMP): $(PROTO_SRC) $(VENV_STAMP)
 
 setup: system-deps $(VENV_STAMP) $(GEN_STAMP) $(COMPILED_STAMP) ## create the virtualenv, generate the stubs, compile the rules
 
+# One build at a time (make run may have one going in the background): the lock serialises
+# them, and a build that finds every module already compiled by the other does nothing.
+# Its output (a few hundred lines) goes to build/compiled.log; a failure shows the tail.
+COMPILED_LOG := build/compiled.log
 $(COMPILED_STAMP): $(COMPILED_SRC) $(VENV_STAMP)
-	$(PY) build_compiled.py
-	touch $@
+	@mkdir -p build
+	@echo "compiling the rules with mypyc (a few minutes the first time; output in $(COMPILED_LOG))"
+	@flock build/compile.lock $(PY) build_compiled.py --if-stale > $(COMPILED_LOG) 2>&1 \
+	  || { tail -n 40 $(COMPILED_LOG); exit 1; }
+	@touch $@
 
 compiled: $(COMPILED_STAMP) ## compile core, games, bots and codec with mypyc in place (CARDENGINE_PURE=1 ignores the .so)
 
@@ -147,7 +154,15 @@ stubs: ## generate client stubs for other languages (STUB_LANGS) into clients/<l
 stubs-check: stubs ## compile or load the generated stubs (C++, Ruby, PHP, Go, Java)
 	clients/stubs.sh check $(STUB_LANGS)
 
-run: setup web ## serve gRPC on $(ENGINE_ADDRESS) and the browser table on port $(ENGINE_WEB_PORT); starts a Redis under var/ unless REDIS_URL is set
+# make run does not wait for the compiled rules: while they are missing or older than their
+# sources it serves from the sources (engine_service/__init__.py) and builds them in the
+# background, in a session of its own so that Ctrl-C leaves the build going; the next start
+# uses them.
+run: system-deps $(VENV_STAMP) $(GEN_STAMP) web ## serve gRPC on $(ENGINE_ADDRESS) and the browser table on port $(ENGINE_WEB_PORT); starts a Redis under var/ unless REDIS_URL is set
+	@$(MAKE) --no-print-directory -q $(COMPILED_STAMP) || { \
+	  echo "serving the rules from their sources while mypyc compiles them in the background"; \
+	  echo "(output in $(COMPILED_LOG)); the next make run uses the compiled rules"; \
+	  setsid $(MAKE) --no-print-directory $(COMPILED_STAMP) > /dev/null 2>&1 < /dev/null & }
 	ENGINE_ADDRESS=$(ENGINE_ADDRESS) ENGINE_WEB_PORT=$(ENGINE_WEB_PORT) $(PY) -m engine_service.devtools.run
 
 # The browser table: web/ bundled by esbuild into web/dist (messages from protos/ via buf).
