@@ -35,7 +35,7 @@ TOURNAMENT_SECONDS ?= 5400
 COMPILED_SRC := $(shell find engine_service/core engine_service/games engine_service/bots engine_service/codec -name '*.py' | sort) build_compiled.py
 COMPILED_STAMP := $(VENV)/.compiled
 
-.PHONY: help setup lock test-deep compiled system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load faults golden tournament capacity clean
+.PHONY: help setup docs docs-serve lock test-deep compiled system-deps browser-deps node-deps web screenshots protos protos-check stubs-deps stubs stubs-check run test lint format play bench load faults golden tournament capacity clean
 
 # Descriptions may name variables, e.g. $(ENGINE_ADDRESS): sed replaces each with its value here.
 help: ## list the targets and the settings
@@ -154,6 +154,17 @@ stubs: ## generate client stubs for other languages (STUB_LANGS) into clients/<l
 stubs-check: stubs ## compile or load the generated stubs (C++, Ruby, PHP, Go, Java)
 	clients/stubs.sh check $(STUB_LANGS)
 
+# The documentation site (mkdocs.yml): the API reference is generated from the protos first.
+DOCS_PORT ?= 8000
+docs: $(VENV_STAMP) ## build the documentation site into site/ (MkDocs, --strict: a broken link fails)
+	$(PY) -m engine_service.devtools.api_reference --out docs/reference.md
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+	@echo "built site/index.html"
+
+docs-serve: $(VENV_STAMP) ## serve the documentation site on http://127.0.0.1:$(DOCS_PORT)/ while editing
+	$(PY) -m engine_service.devtools.api_reference --out docs/reference.md
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:$(DOCS_PORT)
+
 # make run does not wait for the compiled rules: while they are missing or older than their
 # sources it serves from the sources (engine_service/__init__.py) and builds them in the
 # background, in a session of its own so that Ctrl-C leaves the build going; the next start
@@ -270,4 +281,4 @@ golden: setup ## rewrite tests/golden/ after an intended rules change
 
 clean: ## remove the virtualenv, build output (the compiled rules too) and local data (the committed stubs stay)
 	find engine_service -name '*.so' -delete
-	rm -rf $(VENV) $(TOOLS) var results build clients/python/build clients/node/node_modules clients/*/generated web/node_modules web/dist web/src/gen
+	rm -rf $(VENV) $(TOOLS) var results build site docs/reference.md clients/python/build clients/node/node_modules clients/*/generated web/node_modules web/dist web/src/gen

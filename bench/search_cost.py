@@ -3,7 +3,7 @@
 ``python -m bench.search_cost [--decisions N] [--every K]``: heuristic bots play seeded games;
 at every ``K``-th move with more than one candidate the search bot decides for the seat to
 act, timed with ``time.process_time`` (CPU of this process only, so other load on the machine
-counts little). Prints p50, p90, p99 and the largest per game; the README's figures and the
+counts little). Prints p50, p90, p99 and the largest per game; docs/bots.md's figures and the
 per-game budgets (``engine_service/bots/*_worlds.py``: ``SEARCH_BUDGET``) come from it. Run
 it compiled (``make compiled``) for the service's figures; ``CARDENGINE_PURE=1`` for the
 sources'.

@@ -60,7 +60,7 @@ from engine_service.games.hearts.state import (
 from engine_service.games.hearts.view import HeartsView
 
 SEARCH_BUDGET: Final = 768
-"""Playouts per Hearts decision: about 50 ms of CPU per move compiled (README figures).
+"""Playouts per Hearts decision: about 50 ms of CPU per move compiled (docs/bots.md figures).
 
 It was 64 while every playout move went through views and the rules' ``apply``; the integer
 playout (:func:`play_to_end`) and the precomputed Hall groups made a playout about a tenth as
@@ -341,7 +341,7 @@ class HeartsWorlds:
         The passes still to choose go through the rules; the cards are then played by
         :func:`play_to_end`, which keeps the hand in plain integers. The result is the one
         the generic playout (:func:`~engine_service.bots.search.playout_value`) reaches,
-        card for card, at about an eighth of the CPU compiled (README figures).
+        card for card, at about an eighth of the CPU compiled (docs/bots.md figures).
         """
         for _ in range(SEATS):
             if state.phase is not Phase.PASSING:

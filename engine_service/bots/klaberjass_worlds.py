@@ -48,7 +48,7 @@ from engine_service.games.klaberjass.state import (
 from engine_service.games.klaberjass.view import KlaberjassView
 
 SEARCH_BUDGET: Final = 100
-"""Playouts per Klaberjass decision: about 50 ms of CPU per move compiled (README figures)."""
+"""Playouts per Klaberjass decision: about 50 ms of CPU per move compiled (docs/bots.md figures)."""
 SEED_TRIES: Final = 2000
 """Seeds tried while bidding before giving up (a seed fits with chance about 1/7)."""
 SEQUENCE_TRIES: Final = 64

@@ -1,8 +1,9 @@
-"""The web port's Connect protocol: the README's curl session, run as written, and JSON calls.
+"""The web port's Connect protocol: the README's sessions (curl, and Python over gRPC), run as
+written, and JSON calls.
 
-The session is taken from the README between its ``curl-session`` markers and run by bash
-against a real server (only its address changed), and its output compared with the output
-block that follows it in the README.
+Each session is taken from the README between its markers (``curl-session``,
+``python-session``) and run (by bash, or by this Python) against a real server, only its
+address changed; its output is compared with the output block that follows it in the README.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import logging
 import re
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -48,7 +50,13 @@ SESSION = re.compile(
     r"<!-- /curl-session -->",
     re.S,
 )
+PYTHON_SESSION = re.compile(
+    r"<!-- python-session -->\n```python\n(?P<code>.*?)```\n\n```text\n(?P<output>.*?)```\n"
+    r"<!-- /python-session -->",
+    re.S,
+)
 README_ADDRESS = "127.0.0.1:8080"
+README_GRPC_ADDRESS = "127.0.0.1:50051"
 SERVICE_URL = "/cardengine.v1.EngineService"
 
 
@@ -84,6 +92,18 @@ def test_the_readme_curl_session_runs_as_written(web_address: str) -> None:
         timeout=60,
         check=False,
     )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == found["output"]
+
+
+def test_the_readme_python_session_runs_as_written(redis_url: str) -> None:
+    found = PYTHON_SESSION.search(README.read_text())
+    assert found, "the README has no Python session"
+    with local_service(redis_url) as address:
+        code = found["code"].replace(README_GRPC_ADDRESS, address)
+        ran = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+        )
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout == found["output"]
 

@@ -101,7 +101,7 @@ class HeartsState:
     attributes are read-only). The constructor is written out rather than generated because
     mypyc compiles a written ``__init__``; a frozen dataclass's generated one sets each field
     through ``object.__setattr__`` in interpreted code, which cost 3 of the 4.4 µs of a
-    compiled play (see "What the speed work bought" in the README).
+    compiled play (see "What the speed work bought" in docs/benchmarks.md).
 
     Attributes:
         seed: the shuffle seed; secret, it would reveal every hand.
