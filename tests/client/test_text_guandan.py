@@ -271,7 +271,7 @@ def test_events_are_told_as_short_sentences():
         "turn_passed": (guandan_pb2.GuandanTurnPassed(seat=0), "you pass"),
         "trick_won": (
             guandan_pb2.GuandanTrickWon(winner=1, leader=3),
-            "seat 1 wins the trick; seat 3 to lead",
+            "seat 1 wins the round; seat 3 to lead",
         ),
         "player_finished": (
             guandan_pb2.GuandanPlayerFinished(seat=2, place=1),

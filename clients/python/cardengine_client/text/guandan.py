@@ -536,7 +536,7 @@ def describe_guandan_event(view: game_pb2.GameView, event: game_pb2.GameEvent) -
         return does(guandan.turn_passed.seat, "passes", "pass")
     if kind == "trick_won":
         won = guandan.trick_won
-        return f"{does(won.winner, 'wins', 'win')} the trick; {name(won.leader)} to lead"
+        return f"{does(won.winner, 'wins', 'win')} the round; {name(won.leader)} to lead"
     if kind == "player_finished":
         out = guandan.player_finished
         return f"{does(out.seat, 'is', 'are')} out, {_PLACES[out.place - 1]}"
