@@ -11,7 +11,7 @@ from cardengine.v1 import errors_pb2, game_pb2
 
 from engine_service.codec.registry import CODECS
 from engine_service.core import errors
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from engine_service.storage_pb import snapshot_pb2
 
 PACKAGE = Path(__file__).resolve().parents[1] / "engine_service"
@@ -38,6 +38,65 @@ def test_rules_import_no_grpc_redis_or_protobuf(layer):
         ours = {n for n in imports_of(path) if n.startswith("engine_service.")}
         allowed = tuple(f"engine_service.{name}" for name in PURE_LAYERS)
         assert all(n.startswith(allowed) for n in ours), f"{path} reaches outside the rules"
+
+
+def module_imports(path: Path) -> set[str]:
+    """The ``engine_service`` modules that ``path`` imports at its top level (type-only
+    imports included; imports inside functions left out), each as a module name."""
+    names: set[str] = set()
+
+    def visit(nodes: list[ast.stmt]) -> None:
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names.add(node.module)
+                names.update(f"{node.module}.{alias.name}" for alias in node.names)
+            elif isinstance(node, (ast.If, ast.Try)):
+                visit(node.body + node.orelse + getattr(node, "finalbody", []))
+
+    visit(ast.parse(path.read_text()).body)
+    return names
+
+
+def module_of(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_no_import_runs_in_a_circle():
+    """Each module can be read after the ones it imports: no circle, even one of type-only
+    imports (``core/record.py`` and ``core/table.py`` once had one)."""
+    modules = {module_of(path): path for path in PACKAGE.rglob("*.py")}
+    graph = {name: module_imports(path) & modules.keys() for name, path in modules.items()}
+    done: set[str] = set()
+    for start, first in graph.items():
+        path, pending = [start], [iter(sorted(first))]
+        while pending:
+            step = next(pending[-1], None)
+            if step is None:
+                done.add(path.pop())
+                pending.pop()
+            elif step in path:
+                raise AssertionError(" -> ".join([*path[path.index(step) :], step]))
+            elif step not in done:
+                path.append(step)
+                pending.append(iter(sorted(graph[step])))
+
+
+def test_rules_never_import_the_bots_and_the_core_neither():
+    """core <- games <- bots <- registry: the pairing of rules and bots lives above both."""
+    for layer, forbidden in (
+        ("core", ("games", "bots", "registry")),
+        ("games", ("bots", "registry")),
+    ):
+        for path in (PACKAGE / layer).rglob("*.py"):
+            bad = {
+                name
+                for name in imports_of(path)
+                if name.startswith(tuple(f"engine_service.{f}" for f in forbidden))
+            }
+            assert not bad, f"{path} imports {bad}"
 
 
 def test_store_knows_no_game():

@@ -51,10 +51,14 @@ from engine_service.core.errors import (
     VersionConflict,
 )
 from engine_service.core.protocol import GameSpec, Rules
-from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
-from engine_service.core.table import (
+from engine_service.core.record import (
     ClockPolicy,
     ExpiryAction,
+    GameRecord,
+    PlayerKind,
+    SeatRecord,
+)
+from engine_service.core.table import (
     SeatHandedOver,
     TableChange,
     check_can_act,
@@ -64,7 +68,7 @@ from engine_service.core.table import (
     outcome_of,
     tick_clocks,
 )
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from engine_service.store.protocol import (
     FirstReply,
     GameIndex,

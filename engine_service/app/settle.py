@@ -29,7 +29,7 @@ from engine_service.codec.record import (
 from engine_service.core.protocol import GameSpec, Rules
 from engine_service.core.record import GameRecord
 from engine_service.core.table import ClockExpired, first_deadline, seats_to_act
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from engine_service.store.protocol import Listing, NewVersion
 
 

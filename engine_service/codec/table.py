@@ -14,14 +14,16 @@ from cardengine.v1 import game_pb2
 from engine_service.codec.players import PLAYER_KINDS, PLAYER_TYPES, decode_player_type
 from engine_service.codec.registry import CODECS
 from engine_service.core.errors import MalformedRequest
-from engine_service.core.record import GameRecord
-from engine_service.core.table import (
-    ClockExpired,
+from engine_service.core.record import (
     ClockPolicy,
     Ending,
     ExpiryAction,
-    GameEndedEarly,
+    GameRecord,
     SeatClock,
+)
+from engine_service.core.table import (
+    ClockExpired,
+    GameEndedEarly,
     SeatHandedOver,
     SeatLeft,
     SeatResigned,

@@ -138,17 +138,22 @@ def option_specs(config_type: type[Any]) -> tuple[OptionSpec, ...]:
 
 @dataclass(frozen=True, slots=True)
 class GameSpec(Generic[ConfigT, StateT, ActionT, ViewT]):
-    """A registered game: its name, table size, config type, rules and bots."""
+    """A registered game: its name, table size, config type, rules and bots.
+
+    A game's package declares it without bots (``games/*/spec.py``);
+    :mod:`engine_service.registry` pairs it with them, so the rules never import the bots.
+    """
 
     name: str
     title: str
     seats: int
     config_type: type[ConfigT]
     make_rules: Callable[[ConfigT], Rules[StateT, ActionT, ViewT]]
-    bots: Mapping[str, Bot[ViewT, ActionT]]
     sides: tuple[tuple[int, ...], ...] | None = None
     """The seats that win or lose together, for games that define a forfeit (T-R3); ``None``
     when the game has none (Hearts: every seat for itself, scores decide)."""
+    bots: Mapping[str, Bot[ViewT, ActionT]] = field(default_factory=dict)
+    """The bots that may play a seat, by level (``random``, ``heuristic``, ``search``)."""
 
     @property
     def options(self) -> tuple[OptionSpec, ...]:

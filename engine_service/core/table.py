@@ -12,62 +12,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from enum import Enum
 from typing import Any, Final
 
 from engine_service.core.errors import refuse, violation
 from engine_service.core.events import Event
 from engine_service.core.protocol import Outcome, Rules
-from engine_service.core.record import GameRecord, PlayerKind
+from engine_service.core.record import (
+    ClockPolicy,
+    Ending,
+    ExpiryAction,
+    GameRecord,
+    PlayerKind,
+    SeatClock,
+)
 
 WHOLE_GAME: Final = -1
 """The seat of a log entry or event about the whole game (an admin's EndGame)."""
-
-
-class ExpiryAction(Enum):
-    """What happens when a human seat's decision time runs out (T-R5)."""
-
-    RANDOM_BOT = "random"
-    HEURISTIC_BOT = "heuristic"
-    FORFEIT = "forfeit"
-
-    @property
-    def bot(self) -> PlayerKind | None:
-        """The bot that makes the timed-out move; ``None`` for a forfeit."""
-        return {"random": PlayerKind.RANDOM_BOT, "heuristic": PlayerKind.HEURISTIC_BOT}.get(
-            self.value
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class ClockPolicy:
-    """A game's turn clock (T-R4): time per decision, a bank per seat, and the expiry rule."""
-
-    per_decision_ms: int
-    bank_ms: int
-    on_expiry: ExpiryAction
-
-
-@dataclass(frozen=True, slots=True)
-class SeatClock:
-    """One seat's clock: when its running decision began (``None``: not on turn), and its bank."""
-
-    turn_started_ms: int | None
-    bank_ms: int
-
-    def deadline_ms(self, policy: ClockPolicy) -> int | None:
-        """When the running decision times out; ``None`` when the seat need not act."""
-        if self.turn_started_ms is None:
-            return None
-        return self.turn_started_ms + policy.per_decision_ms + self.bank_ms
-
-
-@dataclass(frozen=True, slots=True)
-class Ending:
-    """Why a game ended before its rules end it, and who won (a forfeit's other side)."""
-
-    reason: str
-    winners: tuple[int, ...] = ()
 
 
 # -- table changes: logged like actions, told as events ------------------------------------

@@ -1,21 +1,4 @@
-"""The game registry: every game the service hosts, by name.
+"""The games: one package per game, each its rules alone (pure Python, no I/O, no bots).
 
-A game registers here once; the service, the conformance suite, the golden files and the
-benchmarks all iterate over this mapping, so a new game needs no new transport code.
+:mod:`engine_service.registry` lists them, each paired with its bots.
 """
-
-from __future__ import annotations
-
-from collections.abc import Mapping
-from typing import Any, Final
-
-from engine_service.core.protocol import GameSpec
-from engine_service.games.guandan.spec import GUANDAN
-from engine_service.games.hearts.spec import HEARTS
-from engine_service.games.klaberjass.spec import KLABERJASS
-
-REGISTRY: Final[Mapping[str, GameSpec[Any, Any, Any, Any]]] = {
-    HEARTS.name: HEARTS,
-    GUANDAN.name: GUANDAN,
-    KLABERJASS.name: KLABERJASS,
-}

@@ -22,7 +22,7 @@ from engine_service.core.errors import IllegalAction, RuleViolation
 from engine_service.core.events import Event, visible
 from engine_service.core.protocol import Bot, GameSpec, Rules
 from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from tests.conformance.adapter import CardId, GameAdapter
 from tests.conformance.game_adapters import ADAPTERS
 

@@ -19,7 +19,7 @@ import pytest
 from cardengine.v1 import game_pb2
 
 from engine_service.codec.registry import CODECS
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from tests.conformance.adapter import cards_anywhere, cards_in_message
 from tests.conformance.checks import (
     BotChooser,

@@ -44,12 +44,16 @@ from engine_service.codec.record import (
 )
 from engine_service.core.errors import IllegalAction
 from engine_service.core.protocol import GameSpec
-from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
+from engine_service.core.record import (
+    ClockPolicy,
+    ExpiryAction,
+    GameRecord,
+    PlayerKind,
+    SeatRecord,
+)
 from engine_service.core.table import (
     WHOLE_GAME,
     ClockExpired,
-    ClockPolicy,
-    ExpiryAction,
     GameEndedEarly,
     SeatHandedOver,
     SeatLeft,
@@ -67,7 +71,7 @@ from engine_service.core.table import (
     seats_to_act,
     tick_clocks,
 )
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from tests.conformance.checks import (
     MAX_STEPS,
     CheckedGame,

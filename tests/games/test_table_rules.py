@@ -40,14 +40,18 @@ from engine_service.codec.record import (
 )
 from engine_service.core.errors import IllegalAction, Unauthenticated
 from engine_service.core.protocol import GameSpec, Rules
-from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
+from engine_service.core.record import (
+    ClockPolicy,
+    ExpiryAction,
+    GameRecord,
+    PlayerKind,
+    SeatClock,
+    SeatRecord,
+)
 from engine_service.core.table import (
     WHOLE_GAME,
     ClockExpired,
-    ClockPolicy,
-    ExpiryAction,
     GameEndedEarly,
-    SeatClock,
     SeatHandedOver,
     SeatLeft,
     SeatResigned,
@@ -63,7 +67,7 @@ from engine_service.core.table import (
     seats_to_act,
     tick_clocks,
 )
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 
 HUMAN = PlayerKind.HUMAN
 RANDOM = PlayerKind.RANDOM_BOT

@@ -1,13 +1,12 @@
-"""The registry entry for Guandan."""
+"""The rules part of the registry entry for Guandan.
+
+:mod:`engine_service.registry` pairs it with its bots.
+"""
 
 from __future__ import annotations
 
 from typing import Final
 
-from engine_service.bots.guandan_heuristic import GuandanHeuristicBot
-from engine_service.bots.guandan_worlds import SEARCH_BUDGET, GuandanWorlds
-from engine_service.bots.random_bot import RandomBot
-from engine_service.bots.search import SearchBot
 from engine_service.core.protocol import GameSpec
 from engine_service.games.guandan.actions import GuandanAction
 from engine_service.games.guandan.config import GuandanConfig
@@ -21,10 +20,5 @@ GUANDAN: Final[GameSpec[GuandanConfig, GuandanState, GuandanAction, GuandanView]
     seats=SEATS,
     config_type=GuandanConfig,
     make_rules=GuandanRules,
-    bots={
-        "random": RandomBot[GuandanAction](),
-        "heuristic": GuandanHeuristicBot(),
-        "search": SearchBot(GuandanWorlds(), SEARCH_BUDGET),
-    },
     sides=((0, 2), (1, 3)),
 )

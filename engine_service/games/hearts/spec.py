@@ -1,13 +1,12 @@
-"""The registry entry for Hearts."""
+"""The rules part of the registry entry for Hearts.
+
+:mod:`engine_service.registry` pairs it with its bots.
+"""
 
 from __future__ import annotations
 
 from typing import Final
 
-from engine_service.bots.hearts_heuristic import HeartsHeuristicBot
-from engine_service.bots.hearts_worlds import SEARCH_BUDGET, HeartsWorlds
-from engine_service.bots.random_bot import RandomBot
-from engine_service.bots.search import SearchBot
 from engine_service.core.protocol import GameSpec
 from engine_service.games.hearts.actions import HeartsAction
 from engine_service.games.hearts.config import HeartsConfig
@@ -21,9 +20,4 @@ HEARTS: Final[GameSpec[HeartsConfig, HeartsState, HeartsAction, HeartsView]] = G
     seats=SEATS,
     config_type=HeartsConfig,
     make_rules=HeartsRules,
-    bots={
-        "random": RandomBot[HeartsAction](),
-        "heuristic": HeartsHeuristicBot(),
-        "search": SearchBot(HeartsWorlds(), SEARCH_BUDGET),
-    },
 )

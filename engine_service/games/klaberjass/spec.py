@@ -1,13 +1,12 @@
-"""The registry entry for two-player Klaberjass."""
+"""The rules part of the registry entry for two-player Klaberjass.
+
+:mod:`engine_service.registry` pairs it with its bots.
+"""
 
 from __future__ import annotations
 
 from typing import Final
 
-from engine_service.bots.klaberjass_heuristic import KlaberjassHeuristicBot
-from engine_service.bots.klaberjass_worlds import SEARCH_BUDGET, KlaberjassWorlds
-from engine_service.bots.random_bot import RandomBot
-from engine_service.bots.search import SearchBot
 from engine_service.core.protocol import GameSpec
 from engine_service.games.klaberjass.actions import KlaberjassAction
 from engine_service.games.klaberjass.config import KlaberjassConfig
@@ -22,11 +21,6 @@ KLABERJASS: Final[GameSpec[KlaberjassConfig, KlaberjassState, KlaberjassAction, 
         seats=SEATS,
         config_type=KlaberjassConfig,
         make_rules=KlaberjassRules,
-        bots={
-            "random": RandomBot[KlaberjassAction](),
-            "heuristic": KlaberjassHeuristicBot(),
-            "search": SearchBot(KlaberjassWorlds(), SEARCH_BUDGET),
-        },
         sides=((0,), (1,)),
     )
 )

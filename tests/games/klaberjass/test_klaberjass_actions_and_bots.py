@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from engine_service.games import REGISTRY
 from engine_service.games.klaberjass.actions import parse_action
 from engine_service.games.klaberjass.rules import KlaberjassRules
+from engine_service.registry import REGISTRY
 
 TEXTS = "trump H|pass|dix swap|dix keep|play KH|play QS no-bella|play KS no-bella no-sequences"
 MALFORMED = "trump|trump X|trump CD|dix|dix maybe|play|play KH KH|play KH no-bella no-bella|bid H"
