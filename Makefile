@@ -223,11 +223,11 @@ test: setup node-deps web browser-deps ## the whole suite, volume tests at their
 test-deep: setup node-deps web browser-deps ## the volume tests in full: every conformance game, the service leak checks and fuzzing at length, many examples
 	CARDENGINE_DEEP=1 $(PY) -m pytest $(XDIST) -m "volume or deep"
 
-lint: setup protos-check ## uv.lock matches pyproject.toml, stubs up to date, ruff, mypy --strict, buf lint, buf breaking against main
+lint: setup protos-check ## uv.lock matches pyproject.toml, stubs up to date, ruff, mypy --strict (engine_service, the Python client, bench), buf lint, buf breaking against main
 	$(UV_ENV) $(UV) lock --check --offline
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy engine_service clients/python/cardengine_client
+	$(VENV)/bin/mypy engine_service clients/python/cardengine_client bench
 	$(VENV)/bin/buf lint protos
 	@if git rev-parse -q --verify refs/heads/$(PROTO_BASE) >/dev/null; then \
 	  echo "buf breaking protos against branch $(PROTO_BASE)"; \

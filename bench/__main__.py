@@ -40,7 +40,7 @@ from bench.driver import record_scripts
 from bench.report import markdown, plots
 from bench.servers import engine_servers, floor_server
 from engine_service.devtools.local import redis_server
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ from bench.servers import ROOT, cpu_seconds, engine_servers
 from bench.service import Probe, on_engine, take_turns, timed_run
 from bench.storage import local_engine, play
 from engine_service.devtools.local import STARTUP_SECONDS, redis_cluster, redis_server
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 
 OWN = "capacity-meter"
 """The client name of this module's own Redis connections, so they are not counted."""

@@ -31,7 +31,7 @@ from engine_service.core.errors import IllegalAction
 from engine_service.core.protocol import Rules
 from engine_service.core.record import GameRecord
 from engine_service.core.table import check_change, is_table_change, outcome_of
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from engine_service.store.keys import (
     events_key,
     game_key,

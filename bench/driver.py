@@ -28,7 +28,7 @@ from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import engine_service_pb2_grpc, game_pb2
 
 from bench.floor import seed_values
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from engine_service.store.keys import game_key
 
 CHANNELS = 16

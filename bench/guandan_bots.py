@@ -31,13 +31,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine_service.core.protocol import Bot
-from engine_service.games import REGISTRY
 from engine_service.games.guandan.actions import GuandanAction, PassTurn, PlayCards, ReturnCard
 from engine_service.games.guandan.cards import is_wild, rank_of, strength
 from engine_service.games.guandan.ordering import key
 from engine_service.games.guandan.rules import GuandanRules
 from engine_service.games.guandan.state import partner_of, team_of
 from engine_service.games.guandan.view import GuandanView
+from engine_service.registry import REGISTRY
 
 GuandanBot = Bot[GuandanView, GuandanAction]
 

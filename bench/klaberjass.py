@@ -14,8 +14,8 @@ import argparse
 import random
 import time
 
-from engine_service.games import REGISTRY
 from engine_service.games.klaberjass.rules import KlaberjassRules
+from engine_service.registry import REGISTRY
 
 
 def random_deal_rate(seconds: float) -> tuple[float, float]:

@@ -40,7 +40,7 @@ from bench.consistency import check_all
 from bench.driver import Metadata, open_stubs, random_legal, token_metadata
 from bench.servers import engine_servers
 from engine_service.devtools.local import redis_server
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 
 EXPECTED_CODES = {"OK", "ABORTED"}
 REPEAT_EVERY = 40

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine_service.core.protocol import Outcome, Rules
-from engine_service.games import REGISTRY
 from engine_service.games.hearts.config import HeartsConfig, Variant
+from engine_service.registry import REGISTRY
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from engine_service.bots.search import SearchBot
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 
 MAX_SEEDS = 200
 MAX_MOVES = 5000

@@ -23,7 +23,7 @@ import redis.asyncio as aioredis
 from engine_service.app.engine import Engine, NewGame
 from engine_service.app.idempotency import Request
 from engine_service.core.record import PlayerKind
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from engine_service.store.keys import game_key
 from engine_service.store.redis_store import RedisGameStore
 

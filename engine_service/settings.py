@@ -11,7 +11,7 @@ from typing import Any
 from engine_service.app.play import REQUEST_BUDGET, SLICE_BUDGET
 from engine_service.app.search_budgets import parse_search_budgets
 from engine_service.app.seats import KeySpecError, ServiceKeys
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 
 
 @dataclass(frozen=True, slots=True)

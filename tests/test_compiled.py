@@ -28,7 +28,7 @@ PACKAGE = ROOT / "engine_service"
 HEARTS_RULES = "engine_service.games.hearts.rules"
 STARTUP_SECONDS = 30
 PROBE = (
-    "import json, engine_service.api.server, engine_service.games, engine_service; "
+    "import json, engine_service.api.server, engine_service.registry, engine_service; "
     f"import {HEARTS_RULES} as rules; "
     "print(json.dumps([engine_service.compiled_modules(), rules.__file__]))"
 )

@@ -19,7 +19,7 @@ from bench.tournament.report import Goal, Section, goal_lines, write_markdown
 from bench.tournament.runner import run_bounded
 from bench.tournament.seats import HEURISTIC, SEARCH, resolve
 from bench.tournament.stats import estimate, timing_text
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 
 HEARTS_HANDS_GOAL = 400
 GUANDAN_DEALS_GOAL = 400

@@ -28,11 +28,11 @@ from bench.tournament.spiel import (
     to_spiel,
 )
 from engine_service.core.cards import DECK_SIZE, mask_of
-from engine_service.games import REGISTRY
 from engine_service.games.hearts.actions import PLAYS, PassCards, PlayCard
 from engine_service.games.hearts.rules import TWO_OF_CLUBS, HeartsRules
 from engine_service.games.hearts.scoring import moon_shooter
 from engine_service.games.hearts.state import HeartsState, PassDirection, Phase, Trick
+from engine_service.registry import REGISTRY
 
 ISMCTS = "ismcts"
 SEATS = 4

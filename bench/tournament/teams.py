@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.tournament.seats import HEURISTIC, SEARCH, bot_of, decide
-from engine_service.games import REGISTRY
 from engine_service.games.guandan.state import team_of
+from engine_service.registry import REGISTRY
 
 MAX_MOVES = 20_000
 """A bound on any one deal or game, far above what any takes."""

@@ -28,7 +28,7 @@ from engine_service.app.engine import Engine
 from engine_service.app.play import BotBudget
 from engine_service.app.search_budgets import parse_search_budgets, with_search_budgets
 from engine_service.app.timers import TimerSettings, run_timers
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from engine_service.settings import Settings
 from engine_service.store.failures import storage_trouble
 from engine_service.store.redis_store import RedisGameStore

@@ -23,7 +23,7 @@ from bench.driver import record_scripts
 from bench.load import generate
 from bench.servers import floor_server
 from engine_service.codec.record import decode_record, encode_record
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from engine_service.settings import Settings
 from engine_service.store.keys import events_key, game_key, log_key
 

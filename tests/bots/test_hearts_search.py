@@ -21,13 +21,13 @@ from engine_service.bots.hearts_worlds import (
 )
 from engine_service.bots.search import SearchBot, playout
 from engine_service.core.cards import DECK_SIZE, SUIT_MASKS, SUIT_SIZE, Card, cards_in, mask_of
-from engine_service.games import REGISTRY
 from engine_service.games.hearts.actions import HeartsAction, PlayCard
 from engine_service.games.hearts.config import HeartsConfig
 from engine_service.games.hearts.rules import HeartsRules
 from engine_service.games.hearts.scoring import QUEEN_OF_SPADES
 from engine_service.games.hearts.state import SEATS, HeartsState, Phase
 from engine_service.games.hearts.view import HeartsView
+from engine_service.registry import REGISTRY
 from tests.conformance.checks import BotChooser, CheckedGame, adapter_for, tiny_search
 from tests.conformance.options import random_config
 

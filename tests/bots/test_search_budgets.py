@@ -6,7 +6,7 @@ import pytest
 
 from engine_service.app.search_budgets import parse_search_budgets, with_search_budgets
 from engine_service.bots.search import SearchBot
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from engine_service.settings import parse_settings
 
 

@@ -23,7 +23,7 @@ from cardengine_client.text.hearts import describe_hearts_event, render_hand
 from engine_service.api.messages import encode_view
 from engine_service.app.play import seat_view
 from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 
 HEURISTIC = game_pb2.PLAYER_TYPE_BOT_HEURISTIC
 PASSING = hearts_pb2.HeartsView.PHASE_PASSING

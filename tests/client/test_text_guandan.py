@@ -27,7 +27,7 @@ from cardengine_client.text.guandan import GUANDAN_TEXT, render_hand
 from engine_service.api.messages import encode_view
 from engine_service.app.play import seat_view
 from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 
 HUMAN = game_pb2.PLAYER_TYPE_HUMAN
 HEURISTIC = game_pb2.PLAYER_TYPE_BOT_HEURISTIC

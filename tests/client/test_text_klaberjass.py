@@ -25,8 +25,8 @@ from cardengine_client.text import describe_action, parse_action, render_menu, r
 from engine_service.api.messages import encode_view
 from engine_service.app.play import seat_view
 from engine_service.core.record import GameRecord, PlayerKind, SeatRecord
-from engine_service.games import REGISTRY
 from engine_service.games.klaberjass.config import EqualTotals
+from engine_service.registry import REGISTRY
 
 HEURISTIC = game_pb2.PLAYER_TYPE_BOT_HEURISTIC
 View = klaberjass_pb2.KlaberjassView

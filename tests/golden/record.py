@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from engine_service.games import REGISTRY
 from engine_service.games.guandan.config import CardCountVisibility, GuandanConfig
 from engine_service.games.hearts.config import HeartsConfig
 from engine_service.games.klaberjass.config import KlaberjassConfig
+from engine_service.registry import REGISTRY
 from tests.golden.render import transcript
 
 GOLDEN_DIR: Final = Path(__file__).resolve().parent

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from engine_service.core.cards import Card
-from engine_service.games import REGISTRY
 from engine_service.games.guandan import actions as guandan_actions
 from engine_service.games.guandan.cards import kind_text
 from engine_service.games.guandan.state import DealResult, RoundEntry, TopPlay, Tribute
 from engine_service.games.hearts.actions import parse_action
 from engine_service.games.klaberjass.actions import parse_action as parse_klaberjass_action
+from engine_service.registry import REGISTRY
 from tests.conformance.options import option_texts
 
 HEADER: Final = "# Golden game, checked by tests/golden/test_golden.py. Rewrite: make golden"

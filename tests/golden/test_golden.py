@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from tests.conformance.options import config_from_texts
 from tests.golden.record import golden_path
 from tests.golden.render import FORMATS, transcript

@@ -20,7 +20,6 @@ from cardengine.v1 import errors_pb2
 from engine_service.core.cards import CARDS
 from engine_service.core.errors import RuleViolation
 from engine_service.core.protocol import Outcome
-from engine_service.games import REGISTRY
 from engine_service.games.hearts.actions import PlayCard
 from engine_service.i18n import (
     ENGLISH,
@@ -36,6 +35,7 @@ from engine_service.i18n import (
 from engine_service.i18n.cards import SUIT_NAMES, card_name, reading_name
 from engine_service.i18n.outcomes import SUMMARIES, compose
 from engine_service.i18n.reasons import fields_of, particular, variant_for
+from engine_service.registry import REGISTRY
 from tests.golden.record import RECORDINGS
 
 ROOT = Path(__file__).resolve().parents[2]

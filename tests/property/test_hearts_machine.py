@@ -26,10 +26,10 @@ from hypothesis.stateful import (
 from engine_service.core.cards import CARDS
 from engine_service.core.errors import IllegalAction
 from engine_service.core.protocol import GameSpec
-from engine_service.games import REGISTRY
 from engine_service.games.hearts.actions import HeartsAction, PassCards, PlayCard
 from engine_service.games.hearts.config import HeartsConfig
 from engine_service.games.hearts.state import SEATS, HeartsState
+from engine_service.registry import REGISTRY
 from tests.conformance.checks import (
     CheckedGame,
     Views,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine_service import rulebook
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFINED = re.compile(r"^\s*- \*\*([A-Z]-R\d+[a-z]?)\*\*", re.MULTILINE)

@@ -18,7 +18,7 @@ from grpc_status import rpc_status
 
 from engine_service.codec.record import decode_record
 from engine_service.codec.registry import CODECS
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from engine_service.store.keys import game_key
 
 HUMAN = game_pb2.PLAYER_TYPE_HUMAN

@@ -17,7 +17,7 @@ from google.protobuf.descriptor import Descriptor
 
 from engine_service.app.play import step
 from engine_service.codec.record import decode_log_entry, decode_record, encode_record
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from engine_service.store.keys import game_key, log_key
 from tests.service.rpc_helpers import first_legal, submit, view, watch_until
 

@@ -23,7 +23,7 @@ from cardengine.v1 import game_pb2
 
 from engine_service.core.table import ClockExpired
 from engine_service.devtools.local import local_service, redis_server
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from tests.service.clock_helpers import (
     action_log,
     clock,

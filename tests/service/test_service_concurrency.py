@@ -11,7 +11,7 @@ from cardengine.v1 import engine_service_pb2_grpc
 
 from engine_service.codec.record import decode_log_entry, decode_record
 from engine_service.devtools.local import local_service
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from engine_service.store.keys import events_key, game_key, log_key
 from tests.service.rpc_helpers import (
     HUMAN,

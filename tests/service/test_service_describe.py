@@ -10,7 +10,7 @@ import pytest
 from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import game_pb2, hearts_pb2, rulebook_pb2
 
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from tests.service.rpc_helpers import (
     HUMAN,
     assert_invalid_field,

@@ -18,7 +18,6 @@ from cardengine.v1 import engine_service_pb2 as api
 
 from engine_service.codec.cards import decode_kind, decode_kinds
 from engine_service.codec.registry import CODECS
-from engine_service.games import REGISTRY
 from engine_service.games.guandan.actions import PassTurn, PlayCards, ReturnCard
 from engine_service.games.guandan.cards import (
     BLACK_JOKER,
@@ -31,6 +30,7 @@ from engine_service.games.guandan.cards import (
 from engine_service.games.guandan.config import GuandanConfig
 from engine_service.games.guandan.reading import Reading, Shape
 from engine_service.games.guandan.state import GuandanState
+from engine_service.registry import REGISTRY
 from tests.conformance.adapter import cards_in_message
 from tests.conformance.guandan_adapter import GuandanAdapter, numbered_copies
 from tests.service.rpc_helpers import (

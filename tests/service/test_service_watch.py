@@ -27,7 +27,7 @@ from engine_service.codec.registry import CODECS
 from engine_service.core.events import visible
 from engine_service.core.record import GameRecord
 from engine_service.devtools.local import local_service
-from engine_service.games import REGISTRY
+from engine_service.registry import REGISTRY
 from engine_service.store.keys import log_key
 from tests.service.rpc_helpers import (
     HEURISTIC,
