@@ -60,6 +60,14 @@ system-deps: ## install Debian packages that are missing (redis-server, python3-
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
+# $(call quietly,what it does,log,command): one line on the terminal and the command's output
+# in build/<log>.log; on failure the log's tail is shown. A first make run or make test stays
+# a few lines long.
+define quietly
+	@mkdir -p build; echo "$(1) (output in build/$(2).log)"; \
+	( $(3) ) > build/$(2).log 2>&1 || { tail -n 40 build/$(2).log; exit 1; }
+endef
+
 # Python packages: exactly what uv.lock says (uv sync --frozen also removes what it does not
 # list), the server and the client editable. uv itself is pinned and lives in $(TOOLS).
 TOOLS ?= .tools
@@ -70,14 +78,13 @@ UV_ENV := UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON=$(PYTHON) UV_PYTHON_DOWNLOADS
 SYNC := $(UV_ENV) $(UV) sync --frozen --quiet
 
 $(UV_STAMP): | system-deps
-	$(PYTHON) -m venv $(TOOLS)
-	$(TOOLS)/bin/python -m pip install -q uv==$(UV_VERSION)
-	touch $@
+	$(call quietly,installing uv $(UV_VERSION) into $(TOOLS),uv,$(PYTHON) -m venv $(TOOLS) && $(TOOLS)/bin/python -m pip install -q uv==$(UV_VERSION))
+	@touch $@
 
 $(VENV_STAMP): uv.lock pyproject.toml clients/python/pyproject.toml $(UV_STAMP)
-	$(SYNC) --extra dev
-	rm -f $(BENCH_STAMP)
-	touch $@
+	$(call quietly,installing the Python packages of uv.lock into $(VENV),uv-sync,$(SYNC) --extra dev)
+	@rm -f $(BENCH_STAMP)
+	@touch $@
 
 lock: $(UV_STAMP) ## refresh uv.lock to the newest versions pyproject.toml allows (then make test, commit)
 	$(UV_ENV) $(UV) lock --upgrade
@@ -103,8 +110,8 @@ define gen_protos
 endef
 
 $(GEN_STAMP): $(PROTO_SRC) $(VENV_STAMP)
-	$(MAKE) --no-print-directory protos
-	touch $@
+	$(call quietly,generating the protobuf stubs,protos,$(MAKE) --no-print-directory protos)
+	@touch $@
 
 setup: system-deps $(VENV_STAMP) $(GEN_STAMP) $(COMPILED_STAMP) ## create the virtualenv, generate the stubs, compile the rules
 
@@ -113,10 +120,7 @@ setup: system-deps $(VENV_STAMP) $(GEN_STAMP) $(COMPILED_STAMP) ## create the vi
 # Its output (a few hundred lines) goes to build/compiled.log; a failure shows the tail.
 COMPILED_LOG := build/compiled.log
 $(COMPILED_STAMP): $(COMPILED_SRC) $(VENV_STAMP)
-	@mkdir -p build
-	@echo "compiling the rules with mypyc (a few minutes the first time; output in $(COMPILED_LOG))"
-	@flock build/compile.lock $(PY) build_compiled.py --if-stale > $(COMPILED_LOG) 2>&1 \
-	  || { tail -n 40 $(COMPILED_LOG); exit 1; }
+	$(call quietly,compiling the rules with mypyc (minutes the first time),compiled,flock build/compile.lock $(PY) build_compiled.py --if-stale)
 	@touch $@
 
 compiled: $(COMPILED_STAMP) ## compile core, games, bots and codec with mypyc in place (CARDENGINE_PURE=1 ignores the .so)
@@ -174,7 +178,7 @@ run: system-deps $(VENV_STAMP) $(GEN_STAMP) web ## serve gRPC on $(ENGINE_ADDRES
 	  echo "serving the rules from their sources while mypyc compiles them in the background"; \
 	  echo "(output in $(COMPILED_LOG)); the next make run uses the compiled rules"; \
 	  setsid $(MAKE) --no-print-directory $(COMPILED_STAMP) > /dev/null 2>&1 < /dev/null & }
-	ENGINE_ADDRESS=$(ENGINE_ADDRESS) ENGINE_WEB_PORT=$(ENGINE_WEB_PORT) $(PY) -m engine_service.devtools.run
+	@ENGINE_ADDRESS=$(ENGINE_ADDRESS) ENGINE_WEB_PORT=$(ENGINE_WEB_PORT) $(PY) -m engine_service.devtools.run
 
 # The browser table: web/ bundled by esbuild into web/dist (messages from protos/ via buf).
 WEB_MODULES := web/node_modules/.package-lock.json
@@ -183,10 +187,10 @@ WEB_SRC := $(wildcard web/src/*.ts web/src/*.html web/src/*.css web/proto/google
   web/package.json web/buf.gen.yaml web/tsconfig.json
 
 $(WEB_MODULES): web/package-lock.json | system-deps
-	cd web && npm ci --no-audit --no-fund
+	$(call quietly,installing the page's packages (npm ci),web-npm,cd web && npm ci --no-audit --no-fund)
 
 $(WEB_BUNDLE): $(WEB_MODULES) $(WEB_SRC) $(PUBLIC_PROTOS) | $(VENV_STAMP)
-	cd web && PATH="$(abspath $(VENV)/bin):$$PATH" npm run build
+	$(call quietly,bundling the browser table (buf generate + tsc + esbuild),web-build,cd web && PATH="$(abspath $(VENV)/bin):$$PATH" npm run build)
 
 web: $(WEB_BUNDLE) ## bundle the browser table's page into web/dist (npm ci in web/, buf generate, tsc, esbuild)
 
@@ -205,7 +209,7 @@ screenshots: setup web browser-deps ## play each game in headless chromium, scre
 NODE_STAMP := clients/node/node_modules/.package-lock.json
 
 $(NODE_STAMP): clients/node/package-lock.json | system-deps
-	cd clients/node && npm ci --no-audit --no-fund
+	$(call quietly,installing the Node.js client's packages (npm ci),node-npm,cd clients/node && npm ci --no-audit --no-fund)
 
 node-deps: $(NODE_STAMP) ## install the Node.js client's packages from its lockfile (npm ci)
 
