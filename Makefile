@@ -280,8 +280,8 @@ load: setup ## load test: many clients play whole games, then every stored game 
 faults: setup ## kill -9 and freeze Redis (each durability setting), kill an engine, a Sentinel and a Cluster master under load; report what was lost
 	$(PY) -m engine_service.devtools.faults --output results/faults.md
 
-golden: setup ## rewrite tests/golden/ after an intended rules change
-	$(PY) -m tests.golden.record
+golden: setup ## rewrite tests/golden/ after an intended rules change (REPLAY=1: keep the recorded moves, re-render what the views show)
+	$(PY) -m tests.golden.record $(if $(REPLAY),--replay)
 
 clean: ## remove the virtualenv, build output (the compiled rules too) and local data (the committed stubs stay)
 	find engine_service -name '*.so' -delete

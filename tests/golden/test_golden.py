@@ -6,38 +6,13 @@ and review the diff of ``tests/golden/*.txt``.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from engine_service.registry import REGISTRY
-from tests.conformance.options import config_from_texts
-from tests.golden.record import golden_path
+from tests.golden.record import golden_path, read_game
 from tests.golden.render import FORMATS, transcript
-
-STEP = re.compile(r"step (?P<number>\d+): seat (?P<seat>\d+) (?P<action>.+)")
-OPTION = re.compile(r"option (?P<name>\w+)=(?P<text>\S+)")
-SEED = re.compile(r"seed (?P<seed>-?\d+)")
-
-
-def read_game(name: str, lines: list[str]) -> tuple[Any, int, list[tuple[int, Any]]]:
-    """The config, seed and actions written in a golden file."""
-    parse_action = FORMATS[name].parse_action
-    options: dict[str, str] = {}
-    seeds: list[int] = []
-    actions: list[tuple[int, Any]] = []
-    for line in lines:
-        if match := OPTION.fullmatch(line):
-            options[match["name"]] = match["text"]
-        elif match := SEED.fullmatch(line):
-            seeds.append(int(match["seed"]))
-        elif match := STEP.fullmatch(line):
-            assert int(match["number"]) == len(actions) + 1, f"steps out of order at {line!r}"
-            actions.append((int(match["seat"]), parse_action(match["action"])))
-    assert len(seeds) == 1, "a golden file names exactly one seed"
-    return config_from_texts(REGISTRY[name].config_type, options), seeds[0], actions
 
 
 def first_difference(expected: list[str], actual: list[str]) -> str | None:

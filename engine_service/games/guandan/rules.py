@@ -276,6 +276,9 @@ class GuandanRules:
         team = team_of(order[0])
         place = partner_place(order)
         if wins_match(state.levels[team], state.level, place):
+            # The last deal stays on view at game over, as every other deal does until the
+            # next: no promotion, the levels as they were.
+            last = _deal_result(state, order, team, 0, state.levels)
             return replace(
                 state,
                 phase=Phase.GAME_OVER,
@@ -283,6 +286,7 @@ class GuandanRules:
                 passed=(),
                 finished=order,
                 winners=tuple(sorted((order[0], partner_of(order[0])))),
+                previous_deal=last,
             )
         levels = list(state.levels)
         levels[team] = promote(levels[team], promotion_steps(place))
@@ -293,16 +297,7 @@ class GuandanRules:
             failures[declarer] += 1
             if self._out_of_attempts(failures[declarer]):
                 levels[declarer], failures[declarer] = START_LEVEL, 0
-        result = DealResult(
-            deal_number=state.deal_number,
-            level=state.level,
-            order=order,
-            team=team,
-            steps=steps,
-            levels_before=state.levels,
-            levels=(levels[0], levels[1]),
-            last_plays=state.round_history,
-        )
+        result = _deal_result(state, order, team, steps, (levels[0], levels[1]))
         return self._next_deal(state, (failures[0], failures[1]), result)
 
     def _out_of_attempts(self, failures: int) -> bool:
@@ -387,3 +382,19 @@ def _complete(finished: tuple[int, ...]) -> tuple[int, ...]:
     if len(finished) < SEATS - 1:
         return finished
     return (*finished, next(s for s in range(SEATS) if s not in finished))
+
+
+def _deal_result(
+    state: GuandanState, order: tuple[int, ...], team: int, steps: int, levels: tuple[int, int]
+) -> DealResult:
+    """How the deal of ``state`` ended: its order, winning team, promotion and last round."""
+    return DealResult(
+        deal_number=state.deal_number,
+        level=state.level,
+        order=order,
+        team=team,
+        steps=steps,
+        levels_before=state.levels,
+        levels=levels,
+        last_plays=state.round_history,
+    )

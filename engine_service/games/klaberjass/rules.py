@@ -492,14 +492,22 @@ class KlaberjassRules:
         result = DealResult(state.dealer, maker, state.trump, points, scores)
         deals = (*state.deals, result)
         winners = game_winners(totals, maker, self.config)
+        finished = FinishedDeal(
+            state.deal_number, result, state.completed_tricks, state.sequences, state.bella_by
+        )
         if not winners:
-            finished = FinishedDeal(
-                state.deal_number, result, state.completed_tricks, state.sequences, state.bella_by
-            )
             return self._deal(
                 state.seed, state.deal_number + 1, state.elder, totals, deals, finished
             )
-        return replace(state, phase=Phase.GAME_OVER, totals=totals, deals=deals, winners=winners)
+        # The last deal stays on view at game over, as every other deal does until the next.
+        return replace(
+            state,
+            phase=Phase.GAME_OVER,
+            totals=totals,
+            deals=deals,
+            winners=winners,
+            previous_deal=finished,
+        )
 
     # -- results -----------------------------------------------------------------------------
 

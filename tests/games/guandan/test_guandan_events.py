@@ -155,8 +155,15 @@ def test_g_r26_the_match_winning_play_tells_the_deal_end_and_the_winners() -> No
         DealEnded(1, (0, 2), 0, 0, (14, 3)),
         MatchOver((0, 2)),
     ]
-    assert after.phase is Phase.GAME_OVER and after.previous_deal is None
+    assert after.phase is Phase.GAME_OVER
     assert RULES.view(after, None).round_history[-1] == RoundEntry(seat, move.cards, move.reading)
+    # The last deal stays on view for good, as every deal does until the next one: no
+    # promotion past A, the levels as they were, its last round ending with the winning play.
+    last = RULES.view(after, 1).previous_deal
+    assert last is not None
+    assert (last.deal_number, last.order, last.team, last.steps) == (1, (0, 2), 0, 0)
+    assert last.levels_before == last.levels == (14, 3)
+    assert last.last_plays[-1] == RoundEntry(seat, move.cards, move.reading)
 
 
 def test_g_r1_g_r30_a_new_deal_is_dealt_privately_and_only_tribute_cards_are_public() -> None:
@@ -313,19 +320,8 @@ class Folded:
                 assert self.ended is not None and self.ended[1][team] == before
                 assert self.levels[team] == after
             case DealStarted(deal_number, level, declarer, _leader):
-                assert self.ended is not None
-                ended, before = self.ended
-                self.previous_deal = DealResult(
-                    ended.deal_number,
-                    self.level,
-                    ended.order,
-                    ended.team,
-                    ended.steps,
-                    before,
-                    ended.levels,
-                    tuple(self.round),
-                )
-                self.previous_order = ended.order
+                self.previous_deal = self._ended_deal()
+                self.previous_order = self.previous_deal.order
                 self.deal_number, self.level, self.declarer = deal_number, level, declarer
                 self.round, self.closed, self.finished, self.tributes = [], False, [], []
                 self.anti_tribute, self.red_joker_holders = False, ()
@@ -345,6 +341,22 @@ class Folded:
                 self._move(card, returner, payer)
             case MatchOver(winners):
                 self.winners = winners
+                self.previous_deal = self._ended_deal()  # the last deal stays in view
+
+    def _ended_deal(self) -> DealResult:
+        """The deal the last DealEnded told of, with the round that ended it."""
+        assert self.ended is not None
+        ended, before = self.ended
+        return DealResult(
+            ended.deal_number,
+            self.level,
+            ended.order,
+            ended.team,
+            ended.steps,
+            before,
+            ended.levels,
+            tuple(self.round),
+        )
 
     def _move(self, card: int, giver: int, taker: int) -> None:
         if self.viewer == giver:

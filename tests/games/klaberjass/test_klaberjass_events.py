@@ -271,6 +271,12 @@ def test_k_r21_the_game_over_event_follows_the_last_deal() -> None:
         GameOver((0,), (501, 350)),
     ]
     assert after.phase is Phase.GAME_OVER
+    # The last deal stays in view for good, as every deal does until the next one.
+    final = TakenTrick(0, tuple(cards("AC 7C")), 0, 21)
+    for viewer in VIEWERS:
+        previous = RULES.view(after, viewer).previous_deal
+        assert previous is not None and previous.tricks[-1] == final
+        assert previous.result == after.deals[-1] and previous.deal_number == 0
 
 
 def test_k_r20_the_finished_deal_stays_in_view_until_the_next_first_card() -> None:
@@ -443,8 +449,8 @@ class Table:
             self.previous = FinishedDeal(fact.deal_number, result)
         elif isinstance(fact, DealStarted):
             self.new_deal(fact)
-        elif isinstance(fact, GameOver):  # the last deal stays the current one
-            self.winners, self.previous = fact.winners, None
+        elif isinstance(fact, GameOver):  # the last deal stays current, and in view as ended
+            self.winners = fact.winners
         else:
             assert isinstance(fact, DixKept), fact
 
