@@ -177,6 +177,8 @@ def encode_outcome(outcome: Outcome, game_type: str, language: str = ENGLISH) ->
         scores=outcome.scores,
         summary=summary,
         ended_early=outcome.ended_early,
+        deal=outcome.deal,
+        finishing_order=outcome.finishing_order,
     )
 
 

@@ -35,12 +35,20 @@ class Outcome:
         summary: one English sentence for people.
         ended_early: why the game ended before its rules end it (a resignation, a forfeit on
             time, an admin's reason); empty when the rules ended it. Scores are then empty.
+        deal: the deal the game was decided in, counted from 1, where the game names it
+            (Guandan's match); 0 otherwise.
+        finishing_order: that deal's finishing order, where the game has one (Guandan).
+
+    ``summary`` is made from these fields, and so is every language's summary
+    (:mod:`engine_service.i18n.outcomes`): nothing is read back out of the sentence.
     """
 
     winners: tuple[int, ...]
     scores: tuple[int, ...]
     summary: str
     ended_early: str = ""
+    deal: int = 0
+    finishing_order: tuple[int, ...] = ()
 
 
 class Rules(Protocol[StateT, ActionT, ViewT_co]):

@@ -1,5 +1,4 @@
-"""A stored game as the service sees it: who sits where, the rules, the seed, the state, the
-turn clock and an early ending."""
+"""A stored game as the service sees it: seats, rules, seed, state, clock and early ending."""
 
 from __future__ import annotations
 

@@ -4,8 +4,7 @@ Each game's ``outcome()`` gives winners and scores, plus one English sentence:
 
 * Hearts (H-R12, H-R13): the winner or winners, and the winning (lowest) total.
 * Guandan (G-R26): the two winning seats, the match won at A, the deal it was won in and that
-  deal's finishing order. Scores are team levels, so only the last two are not structured;
-  they are read back from the English sentence, and left out if it ever changes shape.
+  deal's finishing order (``Outcome.deal`` and ``finishing_order``).
 * Klaberjass (K-R21): the winner and the winner's total.
 
 English always returns the rules' own sentence unchanged, so English replies stay
@@ -14,7 +13,6 @@ byte-identical; the English templates below reproduce it and a test checks that 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Final
@@ -102,8 +100,6 @@ SUMMARIES: Final[Mapping[str, tuple[Texts, ...]]] = MappingProxyType(
 )
 """Every summary text by game, for completeness checks."""
 
-_GUANDAN_DEAL: Final = re.compile(r"in deal (\d+), finishing (\d+(?:-\d+)*)\.$")
-
 
 def _seat_list(seats: Sequence[int], language: str) -> str:
     """``0``, ``0 and 2``, ``0, 1 and 3`` in ``language``."""
@@ -126,11 +122,10 @@ def _hearts(outcome: Outcome, language: str) -> str:
 
 def _guandan(outcome: Outcome, language: str) -> str:
     first, second = outcome.winners
-    found = _GUANDAN_DEAL.search(outcome.summary)
-    if found is None:
+    if not outcome.deal:
         return GUANDAN_SHORT[language].format(first=first, second=second)
-    deal, order = found.groups()
-    return GUANDAN_FULL[language].format(first=first, second=second, deal=deal, order=order)
+    order = "-".join(map(str, outcome.finishing_order))
+    return GUANDAN_FULL[language].format(first=first, second=second, deal=outcome.deal, order=order)
 
 
 def _klaberjass(outcome: Outcome, language: str) -> str:

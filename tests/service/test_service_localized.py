@@ -297,7 +297,14 @@ def test_a_stale_version_names_both_versions_in_french(stub):
 
 
 def outcome_of(message: Any) -> Outcome:
-    return Outcome(tuple(message.winners), tuple(message.scores), message.summary)
+    """The outcome as the API sends it, structured fields (Guandan's deal and order) included."""
+    return Outcome(
+        tuple(message.winners),
+        tuple(message.scores),
+        message.summary,
+        deal=message.deal,
+        finishing_order=tuple(message.finishing_order),
+    )
 
 
 @pytest.mark.parametrize(

@@ -336,13 +336,16 @@ class GuandanRules:
         if state.phase is not Phase.GAME_OVER:
             return None
         first, second = state.winners
+        deal, order = state.deal_number + 1, state.finished
         return Outcome(
             winners=state.winners,
             scores=tuple(state.levels[team_of(s)] for s in range(SEATS)),
             summary=(
                 f"Seats {first} and {second} win the match at A "
-                f"in deal {state.deal_number + 1}, finishing {'-'.join(map(str, state.finished))}."
+                f"in deal {deal}, finishing {'-'.join(map(str, order))}."
             ),
+            deal=deal,
+            finishing_order=order,
         )
 
 

@@ -30,51 +30,51 @@ from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdengine/v1/game.proto\x12\rcardengine.v1\x1a\x19\x63\x61rdengine/v1/cards.proto\x1a\x1b\x63\x61rdengine/v1/guandan.proto\x1a\x1a\x63\x61rdengine/v1/hearts.proto\x1a\x1e\x63\x61rdengine/v1/klaberjass.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xaf\x01\n\x0bGameOptions\x12.\n\x06hearts\x18\x01 \x01(\x0b\x32\x1c.cardengine.v1.HeartsOptionsH\x00\x12\x30\n\x07guandan\x18\x02 \x01(\x0b\x32\x1d.cardengine.v1.GuandanOptionsH\x00\x12\x36\n\nklaberjass\x18\x03 \x01(\x0b\x32 .cardengine.v1.KlaberjassOptionsH\x00\x42\x06\n\x04game\"\xd4\x01\n\x06\x41\x63tion\x12-\n\x06hearts\x18\x01 \x01(\x0b\x32\x1b.cardengine.v1.HeartsActionH\x00\x12/\n\x07guandan\x18\x02 \x01(\x0b\x32\x1c.cardengine.v1.GuandanActionH\x00\x12\x35\n\nklaberjass\x18\x03 \x01(\x0b\x32\x1f.cardengine.v1.KlaberjassActionH\x00\x12+\n\x05table\x18\x04 \x01(\x0b\x32\x1a.cardengine.v1.TableActionH\x00\x42\x06\n\x04game\"P\n\x07Outcome\x12\x0f\n\x07winners\x18\x01 \x03(\x05\x12\x0e\n\x06scores\x18\x02 \x03(\x05\x12\x0f\n\x07summary\x18\x03 \x01(\t\x12\x13\n\x0b\x65nded_early\x18\x04 \x01(\t\"\x9a\x04\n\x08GameView\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\x04\x12)\n\x06status\x18\x04 \x01(\x0e\x32\x19.cardengine.v1.GameStatus\x12\x18\n\x0bviewer_seat\x18\x05 \x01(\x05H\x01\x88\x01\x01\x12\x0e\n\x06to_act\x18\x06 \x03(\x05\x12,\n\rlegal_actions\x18\x07 \x03(\x0b\x32\x15.cardengine.v1.Action\x12\x30\n\rlegal_choices\x18\n \x03(\x0b\x32\x19.cardengine.v1.CardChoice\x12\'\n\x07outcome\x18\x08 \x01(\x0b\x32\x16.cardengine.v1.Outcome\x12(\n\x05seats\x18\t \x03(\x0e\x32\x19.cardengine.v1.PlayerType\x12(\n\x06\x63locks\x18\x0b \x03(\x0b\x32\x18.cardengine.v1.SeatClock\x12+\n\x06hearts\x18\x14 \x01(\x0b\x32\x19.cardengine.v1.HeartsViewH\x00\x12-\n\x07guandan\x18\x15 \x01(\x0b\x32\x1a.cardengine.v1.GuandanViewH\x00\x12\x33\n\nklaberjass\x18\x16 \x01(\x0b\x32\x1d.cardengine.v1.KlaberjassViewH\x00\x42\x06\n\x04gameB\x0e\n\x0c_viewer_seat\"\x90\x01\n\x08LogEntry\x12\r\n\x05index\x18\x01 \x01(\x04\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12%\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x15.cardengine.v1.Action\x12\x10\n\x08redacted\x18\x04 \x01(\x08\x12.\n\napplied_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"f\n\nCardChoice\x12%\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x15.cardengine.v1.Action\x12\"\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x13.cardengine.v1.Card\x12\r\n\x05\x63ount\x18\x03 \x01(\x05\"\xd3\x01\n\tGameEvent\x12,\n\x06hearts\x18\x01 \x01(\x0b\x32\x1a.cardengine.v1.HeartsEventH\x00\x12.\n\x07guandan\x18\x02 \x01(\x0b\x32\x1b.cardengine.v1.GuandanEventH\x00\x12\x34\n\nklaberjass\x18\x03 \x01(\x0b\x32\x1e.cardengine.v1.KlaberjassEventH\x00\x12*\n\x05table\x18\x04 \x01(\x0b\x32\x19.cardengine.v1.TableEventH\x00\x42\x06\n\x04game\"\x97\x01\n\x0b\x43lockPolicy\x12/\n\x0cper_decision\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\'\n\x04\x62\x61nk\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12.\n\ton_expiry\x18\x03 \x01(\x0e\x32\x1b.cardengine.v1.ExpiryAction\"z\n\tSeatClock\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x08\x64\x65\x61\x64line\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\x0e\x62\x61nk_remaining\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\"\xcf\x02\n\x0bTableAction\x12\'\n\x04left\x18\x01 \x01(\x0b\x32\x17.cardengine.v1.SeatLeftH\x00\x12/\n\x08resigned\x18\x02 \x01(\x0b\x32\x1b.cardengine.v1.SeatResignedH\x00\x12\x34\n\x0bhanded_over\x18\x03 \x01(\x0b\x32\x1d.cardengine.v1.SeatHandedOverH\x00\x12:\n\x0etoken_reissued\x18\x04 \x01(\x0b\x32 .cardengine.v1.SeatTokenReissuedH\x00\x12\x34\n\x0b\x65nded_early\x18\x05 \x01(\x0b\x32\x1d.cardengine.v1.GameEndedEarlyH\x00\x12\x34\n\rclock_expired\x18\x06 \x01(\x0b\x32\x1b.cardengine.v1.ClockExpiredH\x00\x42\x08\n\x06\x63hange\"2\n\x08SeatLeft\x12&\n\x03\x62ot\x18\x01 \x01(\x0e\x32\x19.cardengine.v1.PlayerType\"G\n\x0cSeatResigned\x12\x0f\n\x07\x66orfeit\x18\x01 \x01(\x08\x12&\n\x03\x62ot\x18\x02 \x01(\x0e\x32\x19.cardengine.v1.PlayerType\"@\n\x0eSeatHandedOver\x12.\n\x0bplayer_type\x18\x01 \x01(\x0e\x32\x19.cardengine.v1.PlayerType\"\x13\n\x11SeatTokenReissued\" \n\x0eGameEndedEarly\x12\x0e\n\x06reason\x18\x01 \x01(\t\">\n\x0c\x43lockExpired\x12.\n\ton_expiry\x18\x01 \x01(\x0e\x32\x1b.cardengine.v1.ExpiryAction\"F\n\nTableEvent\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12*\n\x06\x63hange\x18\x02 \x01(\x0b\x32\x1a.cardengine.v1.TableAction*\x97\x01\n\nPlayerType\x12\x1b\n\x17PLAYER_TYPE_UNSPECIFIED\x10\x00\x12\x15\n\x11PLAYER_TYPE_HUMAN\x10\x01\x12\x1a\n\x16PLAYER_TYPE_BOT_RANDOM\x10\x02\x12\x1d\n\x19PLAYER_TYPE_BOT_HEURISTIC\x10\x03\x12\x1a\n\x16PLAYER_TYPE_BOT_SEARCH\x10\x04*`\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n\x17GAME_STATUS_IN_PROGRESS\x10\x01\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x02*\x87\x01\n\x0c\x45xpiryAction\x12\x1d\n\x19\x45XPIRY_ACTION_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x45XPIRY_ACTION_BOT_RANDOM\x10\x01\x12\x1f\n\x1b\x45XPIRY_ACTION_BOT_HEURISTIC\x10\x02\x12\x19\n\x15\x45XPIRY_ACTION_FORFEIT\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdengine/v1/game.proto\x12\rcardengine.v1\x1a\x19\x63\x61rdengine/v1/cards.proto\x1a\x1b\x63\x61rdengine/v1/guandan.proto\x1a\x1a\x63\x61rdengine/v1/hearts.proto\x1a\x1e\x63\x61rdengine/v1/klaberjass.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xaf\x01\n\x0bGameOptions\x12.\n\x06hearts\x18\x01 \x01(\x0b\x32\x1c.cardengine.v1.HeartsOptionsH\x00\x12\x30\n\x07guandan\x18\x02 \x01(\x0b\x32\x1d.cardengine.v1.GuandanOptionsH\x00\x12\x36\n\nklaberjass\x18\x03 \x01(\x0b\x32 .cardengine.v1.KlaberjassOptionsH\x00\x42\x06\n\x04game\"\xd4\x01\n\x06\x41\x63tion\x12-\n\x06hearts\x18\x01 \x01(\x0b\x32\x1b.cardengine.v1.HeartsActionH\x00\x12/\n\x07guandan\x18\x02 \x01(\x0b\x32\x1c.cardengine.v1.GuandanActionH\x00\x12\x35\n\nklaberjass\x18\x03 \x01(\x0b\x32\x1f.cardengine.v1.KlaberjassActionH\x00\x12+\n\x05table\x18\x04 \x01(\x0b\x32\x1a.cardengine.v1.TableActionH\x00\x42\x06\n\x04game\"w\n\x07Outcome\x12\x0f\n\x07winners\x18\x01 \x03(\x05\x12\x0e\n\x06scores\x18\x02 \x03(\x05\x12\x0f\n\x07summary\x18\x03 \x01(\t\x12\x13\n\x0b\x65nded_early\x18\x04 \x01(\t\x12\x0c\n\x04\x64\x65\x61l\x18\x05 \x01(\r\x12\x17\n\x0f\x66inishing_order\x18\x06 \x03(\x05\"\x9a\x04\n\x08GameView\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\x04\x12)\n\x06status\x18\x04 \x01(\x0e\x32\x19.cardengine.v1.GameStatus\x12\x18\n\x0bviewer_seat\x18\x05 \x01(\x05H\x01\x88\x01\x01\x12\x0e\n\x06to_act\x18\x06 \x03(\x05\x12,\n\rlegal_actions\x18\x07 \x03(\x0b\x32\x15.cardengine.v1.Action\x12\x30\n\rlegal_choices\x18\n \x03(\x0b\x32\x19.cardengine.v1.CardChoice\x12\'\n\x07outcome\x18\x08 \x01(\x0b\x32\x16.cardengine.v1.Outcome\x12(\n\x05seats\x18\t \x03(\x0e\x32\x19.cardengine.v1.PlayerType\x12(\n\x06\x63locks\x18\x0b \x03(\x0b\x32\x18.cardengine.v1.SeatClock\x12+\n\x06hearts\x18\x14 \x01(\x0b\x32\x19.cardengine.v1.HeartsViewH\x00\x12-\n\x07guandan\x18\x15 \x01(\x0b\x32\x1a.cardengine.v1.GuandanViewH\x00\x12\x33\n\nklaberjass\x18\x16 \x01(\x0b\x32\x1d.cardengine.v1.KlaberjassViewH\x00\x42\x06\n\x04gameB\x0e\n\x0c_viewer_seat\"\x90\x01\n\x08LogEntry\x12\r\n\x05index\x18\x01 \x01(\x04\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12%\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x15.cardengine.v1.Action\x12\x10\n\x08redacted\x18\x04 \x01(\x08\x12.\n\napplied_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"f\n\nCardChoice\x12%\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x15.cardengine.v1.Action\x12\"\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x13.cardengine.v1.Card\x12\r\n\x05\x63ount\x18\x03 \x01(\x05\"\xd3\x01\n\tGameEvent\x12,\n\x06hearts\x18\x01 \x01(\x0b\x32\x1a.cardengine.v1.HeartsEventH\x00\x12.\n\x07guandan\x18\x02 \x01(\x0b\x32\x1b.cardengine.v1.GuandanEventH\x00\x12\x34\n\nklaberjass\x18\x03 \x01(\x0b\x32\x1e.cardengine.v1.KlaberjassEventH\x00\x12*\n\x05table\x18\x04 \x01(\x0b\x32\x19.cardengine.v1.TableEventH\x00\x42\x06\n\x04game\"\x97\x01\n\x0b\x43lockPolicy\x12/\n\x0cper_decision\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\'\n\x04\x62\x61nk\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12.\n\ton_expiry\x18\x03 \x01(\x0e\x32\x1b.cardengine.v1.ExpiryAction\"z\n\tSeatClock\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x08\x64\x65\x61\x64line\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\x0e\x62\x61nk_remaining\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\"\xcf\x02\n\x0bTableAction\x12\'\n\x04left\x18\x01 \x01(\x0b\x32\x17.cardengine.v1.SeatLeftH\x00\x12/\n\x08resigned\x18\x02 \x01(\x0b\x32\x1b.cardengine.v1.SeatResignedH\x00\x12\x34\n\x0bhanded_over\x18\x03 \x01(\x0b\x32\x1d.cardengine.v1.SeatHandedOverH\x00\x12:\n\x0etoken_reissued\x18\x04 \x01(\x0b\x32 .cardengine.v1.SeatTokenReissuedH\x00\x12\x34\n\x0b\x65nded_early\x18\x05 \x01(\x0b\x32\x1d.cardengine.v1.GameEndedEarlyH\x00\x12\x34\n\rclock_expired\x18\x06 \x01(\x0b\x32\x1b.cardengine.v1.ClockExpiredH\x00\x42\x08\n\x06\x63hange\"2\n\x08SeatLeft\x12&\n\x03\x62ot\x18\x01 \x01(\x0e\x32\x19.cardengine.v1.PlayerType\"G\n\x0cSeatResigned\x12\x0f\n\x07\x66orfeit\x18\x01 \x01(\x08\x12&\n\x03\x62ot\x18\x02 \x01(\x0e\x32\x19.cardengine.v1.PlayerType\"@\n\x0eSeatHandedOver\x12.\n\x0bplayer_type\x18\x01 \x01(\x0e\x32\x19.cardengine.v1.PlayerType\"\x13\n\x11SeatTokenReissued\" \n\x0eGameEndedEarly\x12\x0e\n\x06reason\x18\x01 \x01(\t\">\n\x0c\x43lockExpired\x12.\n\ton_expiry\x18\x01 \x01(\x0e\x32\x1b.cardengine.v1.ExpiryAction\"F\n\nTableEvent\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12*\n\x06\x63hange\x18\x02 \x01(\x0b\x32\x1a.cardengine.v1.TableAction*\x97\x01\n\nPlayerType\x12\x1b\n\x17PLAYER_TYPE_UNSPECIFIED\x10\x00\x12\x15\n\x11PLAYER_TYPE_HUMAN\x10\x01\x12\x1a\n\x16PLAYER_TYPE_BOT_RANDOM\x10\x02\x12\x1d\n\x19PLAYER_TYPE_BOT_HEURISTIC\x10\x03\x12\x1a\n\x16PLAYER_TYPE_BOT_SEARCH\x10\x04*`\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n\x17GAME_STATUS_IN_PROGRESS\x10\x01\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x02*\x87\x01\n\x0c\x45xpiryAction\x12\x1d\n\x19\x45XPIRY_ACTION_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x45XPIRY_ACTION_BOT_RANDOM\x10\x01\x12\x1f\n\x1b\x45XPIRY_ACTION_BOT_HEURISTIC\x10\x02\x12\x19\n\x15\x45XPIRY_ACTION_FORFEIT\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardengine.v1.game_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PLAYERTYPE']._serialized_start=2704
-  _globals['_PLAYERTYPE']._serialized_end=2855
-  _globals['_GAMESTATUS']._serialized_start=2857
-  _globals['_GAMESTATUS']._serialized_end=2953
-  _globals['_EXPIRYACTION']._serialized_start=2956
-  _globals['_EXPIRYACTION']._serialized_end=3091
+  _globals['_PLAYERTYPE']._serialized_start=2743
+  _globals['_PLAYERTYPE']._serialized_end=2894
+  _globals['_GAMESTATUS']._serialized_start=2896
+  _globals['_GAMESTATUS']._serialized_end=2992
+  _globals['_EXPIRYACTION']._serialized_start=2995
+  _globals['_EXPIRYACTION']._serialized_end=3130
   _globals['_GAMEOPTIONS']._serialized_start=225
   _globals['_GAMEOPTIONS']._serialized_end=400
   _globals['_ACTION']._serialized_start=403
   _globals['_ACTION']._serialized_end=615
   _globals['_OUTCOME']._serialized_start=617
-  _globals['_OUTCOME']._serialized_end=697
-  _globals['_GAMEVIEW']._serialized_start=700
-  _globals['_GAMEVIEW']._serialized_end=1238
-  _globals['_LOGENTRY']._serialized_start=1241
-  _globals['_LOGENTRY']._serialized_end=1385
-  _globals['_CARDCHOICE']._serialized_start=1387
-  _globals['_CARDCHOICE']._serialized_end=1489
-  _globals['_GAMEEVENT']._serialized_start=1492
-  _globals['_GAMEEVENT']._serialized_end=1703
-  _globals['_CLOCKPOLICY']._serialized_start=1706
-  _globals['_CLOCKPOLICY']._serialized_end=1857
-  _globals['_SEATCLOCK']._serialized_start=1859
-  _globals['_SEATCLOCK']._serialized_end=1981
-  _globals['_TABLEACTION']._serialized_start=1984
-  _globals['_TABLEACTION']._serialized_end=2319
-  _globals['_SEATLEFT']._serialized_start=2321
-  _globals['_SEATLEFT']._serialized_end=2371
-  _globals['_SEATRESIGNED']._serialized_start=2373
-  _globals['_SEATRESIGNED']._serialized_end=2444
-  _globals['_SEATHANDEDOVER']._serialized_start=2446
-  _globals['_SEATHANDEDOVER']._serialized_end=2510
-  _globals['_SEATTOKENREISSUED']._serialized_start=2512
-  _globals['_SEATTOKENREISSUED']._serialized_end=2531
-  _globals['_GAMEENDEDEARLY']._serialized_start=2533
-  _globals['_GAMEENDEDEARLY']._serialized_end=2565
-  _globals['_CLOCKEXPIRED']._serialized_start=2567
-  _globals['_CLOCKEXPIRED']._serialized_end=2629
-  _globals['_TABLEEVENT']._serialized_start=2631
-  _globals['_TABLEEVENT']._serialized_end=2701
+  _globals['_OUTCOME']._serialized_end=736
+  _globals['_GAMEVIEW']._serialized_start=739
+  _globals['_GAMEVIEW']._serialized_end=1277
+  _globals['_LOGENTRY']._serialized_start=1280
+  _globals['_LOGENTRY']._serialized_end=1424
+  _globals['_CARDCHOICE']._serialized_start=1426
+  _globals['_CARDCHOICE']._serialized_end=1528
+  _globals['_GAMEEVENT']._serialized_start=1531
+  _globals['_GAMEEVENT']._serialized_end=1742
+  _globals['_CLOCKPOLICY']._serialized_start=1745
+  _globals['_CLOCKPOLICY']._serialized_end=1896
+  _globals['_SEATCLOCK']._serialized_start=1898
+  _globals['_SEATCLOCK']._serialized_end=2020
+  _globals['_TABLEACTION']._serialized_start=2023
+  _globals['_TABLEACTION']._serialized_end=2358
+  _globals['_SEATLEFT']._serialized_start=2360
+  _globals['_SEATLEFT']._serialized_end=2410
+  _globals['_SEATRESIGNED']._serialized_start=2412
+  _globals['_SEATRESIGNED']._serialized_end=2483
+  _globals['_SEATHANDEDOVER']._serialized_start=2485
+  _globals['_SEATHANDEDOVER']._serialized_end=2549
+  _globals['_SEATTOKENREISSUED']._serialized_start=2551
+  _globals['_SEATTOKENREISSUED']._serialized_end=2570
+  _globals['_GAMEENDEDEARLY']._serialized_start=2572
+  _globals['_GAMEENDEDEARLY']._serialized_end=2604
+  _globals['_CLOCKEXPIRED']._serialized_start=2606
+  _globals['_CLOCKEXPIRED']._serialized_end=2668
+  _globals['_TABLEEVENT']._serialized_start=2670
+  _globals['_TABLEEVENT']._serialized_end=2740
 # @@protoc_insertion_point(module_scope)

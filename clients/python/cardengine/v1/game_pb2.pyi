@@ -191,12 +191,19 @@ class Outcome(_message.Message):
     SCORES_FIELD_NUMBER: _builtins.int
     SUMMARY_FIELD_NUMBER: _builtins.int
     ENDED_EARLY_FIELD_NUMBER: _builtins.int
+    DEAL_FIELD_NUMBER: _builtins.int
+    FINISHING_ORDER_FIELD_NUMBER: _builtins.int
     summary: _builtins.str
     """One English sentence."""
     ended_early: _builtins.str
     """Set when the game ended before its rules end it (a resignation, a forfeit on time, or
     the admin's EndGame): why. Scores are then empty, and winners empty unless a side
     forfeited.
+    """
+    deal: _builtins.int
+    """The deal the game was decided in, counted from 1, where the game names it (Guandan's
+    match); 0 otherwise. With finishing_order, what the summary says, for a client that
+    words it itself.
     """
     @_builtins.property
     def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -206,6 +213,10 @@ class Outcome(_message.Message):
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Final scores by seat, in the game's own unit."""
 
+    @_builtins.property
+    def finishing_order(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """That deal's finishing order (Guandan)."""
+
     def __init__(
         self,
         *,
@@ -213,10 +224,12 @@ class Outcome(_message.Message):
         scores: _abc.Iterable[_builtins.int] | None = ...,
         summary: _builtins.str = ...,
         ended_early: _builtins.str = ...,
+        deal: _builtins.int = ...,
+        finishing_order: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ended_early", b"ended_early", "scores", b"scores", "summary", b"summary", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal", "ended_early", b"ended_early", "finishing_order", b"finishing_order", "scores", b"scores", "summary", b"summary", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
