@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cardengine.v1 import rulebook_pb2
 
-from engine_service.rulebook import GameDescription, OptionText
+from engine_service.rulebook import GameDescription, OptionText, RuleText
 
 
 def _encode_option(option: OptionText) -> rulebook_pb2.OptionText:
@@ -31,10 +31,12 @@ def encode_description(described: GameDescription) -> rulebook_pb2.DescribeGameR
         game_type=described.game_type,
         language=described.language,
         title=described.title,
-        rules=[
-            rulebook_pb2.RuleText(rule_id=rule.rule_id, title=rule.title, text=rule.text)
-            for rule in described.rules
-        ],
+        rules=[_encode_rule(rule) for rule in described.rules],
         options=[_encode_option(option) for option in described.options],
         available_languages=list(described.available_languages),
+        table_rules=[_encode_rule(rule) for rule in described.table_rules],
     )
+
+
+def _encode_rule(rule: RuleText) -> rulebook_pb2.RuleText:
+    return rulebook_pb2.RuleText(rule_id=rule.rule_id, title=rule.title, text=rule.text)

@@ -1,7 +1,8 @@
 """Every hosted game's rules and options as text for people, in several languages.
 
 The texts are data shipped with the package, one TOML file per game and language
-(``rulebook/<game>/<language>.toml``): the game's title, every rule of its specification
+(``rulebook/<game>/<language>.toml``, and ``rulebook/table/`` for the table rules every game
+shares): the game's title, every rule of its specification
 (``seeds/<game>.md``) with its ID, a title and a text, and every option of its config with a
 title, what it changes and what each value means. The English files restate the specs; the
 others translate them. ``ranges.toml`` holds the values whole-number options accept.
@@ -31,6 +32,9 @@ LANGUAGES: Final = SUPPORTED
 
 DEFAULT_LANGUAGE: Final = ENGLISH
 """The language used when the one asked for is not available."""
+
+TABLE: Final = "table"
+"""The folder of the table rules (``seeds/table.md``: ``T-R1`` ...), shared by every game."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +107,8 @@ class GameDescription:
     rules: tuple[RuleText, ...]
     options: tuple[OptionText, ...]
     available_languages: tuple[str, ...]
+    table_rules: tuple[RuleText, ...] = ()
+    """The table rules every game shares (leaving, resigning, clocks, the admin)."""
 
 
 def language_of(tag: str) -> str:
@@ -119,7 +125,13 @@ def language_of(tag: str) -> str:
 def games() -> tuple[str, ...]:
     """The game types that have a rulebook (a folder of data files), sorted."""
     root = resources.files(__name__)
-    return tuple(sorted(item.name for item in root.iterdir() if item.is_dir() and _is_game(item)))
+    return tuple(
+        sorted(
+            item.name
+            for item in root.iterdir()
+            if item.is_dir() and item.name != TABLE and _is_game(item)
+        )
+    )
 
 
 def _is_game(folder: Any) -> bool:
@@ -213,4 +225,5 @@ def describe(game_type: str, options: Sequence[OptionSpec], tag: str) -> GameDes
         rules=book.rules,
         options=tuple(described),
         available_languages=LANGUAGES,
+        table_rules=rulebook(TABLE, language).rules,
     )

@@ -87,6 +87,26 @@ def test_option_ranges_are_the_ones_the_config_enforces(game):
                 spec.config_type(**{name: value})
 
 
+@pytest.mark.parametrize("language", rulebook.LANGUAGES)
+def test_the_table_rules_are_the_table_specs_in_every_language(language):
+    """T-R1 .. T-R10 (seeds/table.md), in its order, each with a title and a text."""
+    book = rulebook.rulebook(rulebook.TABLE, language)
+    assert [rule.rule_id for rule in book.rules] == spec_rule_ids("table")
+    assert all(rule.title.strip() and rule.text.strip() for rule in book.rules)
+    english = rulebook.rulebook(rulebook.TABLE, "en")
+    if language != "en":
+        assert book.title != english.title
+        assert all(
+            ours.text != theirs.text for ours, theirs in zip(book.rules, english.rules, strict=True)
+        )
+
+
+@pytest.mark.parametrize(("game", "language"), CASES)
+def test_describe_serves_the_table_rules_in_the_same_language(game, language):
+    described = rulebook.describe(game, REGISTRY[game].options, language)
+    assert described.table_rules == rulebook.rulebook(rulebook.TABLE, language).rules
+
+
 @pytest.mark.parametrize("game", sorted(REGISTRY))
 def test_translations_differ_from_english(game):
     """Each language has its own words: no title or text is left in English."""

@@ -54,6 +54,9 @@ def test_every_game_in_every_language(stub, listed, game, language):
     assert list(reply.available_languages) == list(LANGUAGES)
     assert [rule.rule_id for rule in reply.rules] == spec_rule_ids(game)
     assert all(rule.title and rule.text for rule in reply.rules)
+    # The table rules every game shares, in the same language (T-R1 .. T-R10).
+    assert [rule.rule_id for rule in reply.table_rules] == spec_rule_ids("table")
+    assert all(rule.title and rule.text for rule in reply.table_rules)
     assert [option.name for option in reply.options] == [o.name for o in listed[game]]
     for option, listed_option in zip(reply.options, listed[game], strict=True):
         assert option.rule_id == listed_option.rule_id

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x63\x61rdengine/v1/rulebook.proto\x12\rcardengine.v1\":\n\x13\x44\x65scribeGameRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x10\n\x08language\x18\x02 \x01(\t\"\xbb\x01\n\x14\x44\x65scribeGameResponse\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x10\n\x08language\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\x12&\n\x05rules\x18\x04 \x03(\x0b\x32\x17.cardengine.v1.RuleText\x12*\n\x07options\x18\x05 \x03(\x0b\x32\x19.cardengine.v1.OptionText\x12\x1b\n\x13\x61vailable_languages\x18\x06 \x03(\t\"8\n\x08RuleText\x12\x0f\n\x07rule_id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\"\xc4\x01\n\nOptionText\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07rule_id\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12\x15\n\rdefault_value\x18\x05 \x01(\t\x12,\n\x07\x63hoices\x18\x06 \x03(\x0b\x32\x1b.cardengine.v1.OptionChoice\x12.\n\rallowed_range\x18\x07 \x01(\x0b\x32\x17.cardengine.v1.IntRange\"2\n\x0cOptionChoice\x12\r\n\x05value\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\"$\n\x08IntRange\x12\x0b\n\x03min\x18\x01 \x01(\x03\x12\x0b\n\x03max\x18\x02 \x01(\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x63\x61rdengine/v1/rulebook.proto\x12\rcardengine.v1\":\n\x13\x44\x65scribeGameRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x10\n\x08language\x18\x02 \x01(\t\"\xe9\x01\n\x14\x44\x65scribeGameResponse\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x10\n\x08language\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\x12&\n\x05rules\x18\x04 \x03(\x0b\x32\x17.cardengine.v1.RuleText\x12*\n\x07options\x18\x05 \x03(\x0b\x32\x19.cardengine.v1.OptionText\x12\x1b\n\x13\x61vailable_languages\x18\x06 \x03(\t\x12,\n\x0btable_rules\x18\x07 \x03(\x0b\x32\x17.cardengine.v1.RuleText\"8\n\x08RuleText\x12\x0f\n\x07rule_id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\"\xc4\x01\n\nOptionText\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07rule_id\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12\x15\n\rdefault_value\x18\x05 \x01(\t\x12,\n\x07\x63hoices\x18\x06 \x03(\x0b\x32\x1b.cardengine.v1.OptionChoice\x12.\n\rallowed_range\x18\x07 \x01(\x0b\x32\x17.cardengine.v1.IntRange\"2\n\x0cOptionChoice\x12\r\n\x05value\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\"$\n\x08IntRange\x12\x0b\n\x03min\x18\x01 \x01(\x03\x12\x0b\n\x03max\x18\x02 \x01(\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,13 +34,13 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_DESCRIBEGAMEREQUEST']._serialized_start=47
   _globals['_DESCRIBEGAMEREQUEST']._serialized_end=105
   _globals['_DESCRIBEGAMERESPONSE']._serialized_start=108
-  _globals['_DESCRIBEGAMERESPONSE']._serialized_end=295
-  _globals['_RULETEXT']._serialized_start=297
-  _globals['_RULETEXT']._serialized_end=353
-  _globals['_OPTIONTEXT']._serialized_start=356
-  _globals['_OPTIONTEXT']._serialized_end=552
-  _globals['_OPTIONCHOICE']._serialized_start=554
-  _globals['_OPTIONCHOICE']._serialized_end=604
-  _globals['_INTRANGE']._serialized_start=606
-  _globals['_INTRANGE']._serialized_end=642
+  _globals['_DESCRIBEGAMERESPONSE']._serialized_end=341
+  _globals['_RULETEXT']._serialized_start=343
+  _globals['_RULETEXT']._serialized_end=399
+  _globals['_OPTIONTEXT']._serialized_start=402
+  _globals['_OPTIONTEXT']._serialized_end=598
+  _globals['_OPTIONCHOICE']._serialized_start=600
+  _globals['_OPTIONCHOICE']._serialized_end=650
+  _globals['_INTRANGE']._serialized_start=652
+  _globals['_INTRANGE']._serialized_end=688
 # @@protoc_insertion_point(module_scope)

@@ -58,6 +58,7 @@ class DescribeGameResponse(_message.Message):
     RULES_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     AVAILABLE_LANGUAGES_FIELD_NUMBER: _builtins.int
+    TABLE_RULES_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """The game described, as in the request."""
     language: _builtins.str
@@ -80,6 +81,13 @@ class DescribeGameResponse(_message.Message):
     def available_languages(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Every language DescribeGame has texts in, as primary language subtags."""
 
+    @_builtins.property
+    def table_rules(self) -> _containers.RepeatedCompositeFieldContainer[Global___RuleText]:
+        """The table rules every game shares (seeds/table.md: T-R1 .. T-R10: leaving, resigning,
+        hand-overs, clocks, the admin's ending and rematch), in the same language; refusals of
+        table changes cite these IDs.
+        """
+
     def __init__(
         self,
         *,
@@ -89,10 +97,11 @@ class DescribeGameResponse(_message.Message):
         rules: _abc.Iterable[Global___RuleText] | None = ...,
         options: _abc.Iterable[Global___OptionText] | None = ...,
         available_languages: _abc.Iterable[_builtins.str] | None = ...,
+        table_rules: _abc.Iterable[Global___RuleText] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["available_languages", b"available_languages", "game_type", b"game_type", "language", b"language", "options", b"options", "rules", b"rules", "title", b"title"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["available_languages", b"available_languages", "game_type", b"game_type", "language", b"language", "options", b"options", "rules", b"rules", "table_rules", b"table_rules", "title", b"title"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
