@@ -10,6 +10,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 from typing import TypeVar
 
 from selenium import webdriver
@@ -116,10 +117,16 @@ class Table:
 
     def seat_tokens(self) -> dict[int, str]:
         items = self.browser.find_elements(By.CSS_SELECTOR, "#seat-tokens li")
+        # Each seat's token travels only in its invite link, never as text on the page.
         return {
-            int(item.get_attribute("data-seat") or 0): item.get_attribute("data-token") or ""
+            int(item.get_attribute("data-seat") or 0): parse_qs(
+                urlparse(item.get_attribute("data-link") or "").fragment
+            )["token"][0]
             for item in items
         }
+
+    def page_text(self) -> str:
+        return self.browser.find_element(By.TAG_NAME, "body").text
 
     def game_id(self) -> str:
         return dict(
@@ -189,7 +196,12 @@ class Table:
             self.browser.find_element(By.ID, "choice-submit").click()
             return
         playable = self.elements("#hand button.playable")
-        target = playable[0] if playable else self.elements("#legal button.legal")[0]
+        legal = self.elements("#legal button.legal")
+        if not playable and not legal and self.elements("#hand button.pickable"):
+            # Guandan: pick a card, then play the single it makes (a lead may always be one).
+            self.elements("#hand button.pickable")[0].click()
+            legal = wait_for("a play of the picked card", lambda: self.elements("#legal button.legal"))
+        target = playable[0] if playable else legal[0]
         target.click()
 
     def screenshot(self, name: str) -> None:

@@ -31,14 +31,21 @@ def test_a_whole_hearts_game_against_bots(open_table: Callable[[], Table]) -> No
         if table.finished():
             break
         if table.elements("#hand button.choosable"):
+            # H-R2: the page says where the pass goes (the first hand's: left, to seat 1).
+            text = table.browser.find_element("id", "choice").text
+            assert "Choose 3 cards to pass " in text, text
+            assert passed or "to pass left, to seat 1" in text, text
             passed = True
-            assert "Choose 3 cards" in table.browser.find_element("id", "choice").text
         elif not refused and table.elements("#hand button.unplayable"):
             # A card that may not be played: the engine refuses and the page says why.
             before = table.version()
             table.elements("#hand button.unplayable")[0].click()
             error = wait_for("the refusal", lambda: table.error()["shown"] and table.error())
             assert error["reason"] and error["rule_id"].startswith("H-R"), error
+            # Said once: the explanation, then the reason and the rule, one line each.
+            explanation, cited = error["shown"].splitlines()
+            assert error["reason"] in cited and error["rule_id"] in cited, error
+            assert error["reason"] not in explanation, error
             assert table.version() == before
             table.screenshot("hearts-refusal")
             refused = True
@@ -78,7 +85,18 @@ def test_a_guandan_deal_with_a_bot_partner(open_table: Callable[[], Table]) -> N
     table = open_table()
     table.create("guandan", ["HUMAN", BOT, BOT, BOT])
     table.wait_turn_or_end()
-    assert table.elements("#legal button.legal")
+    # The levels are per team, the cards left per seat: each table names its own columns.
+    levels, counts = table.elements("#scores table")
+    assert "you (0) + seat 2" in levels.text and "seat 1 + seat 3" in levels.text
+    assert "seat 3" in counts.text.splitlines()[0]
+    # G-R13: cards are picked, then played as one of the plays they make, not chosen among
+    # every legal play at once (over a hundred at a deal's start).
+    assert table.elements("#hand button.pickable")
+    assert len(table.elements("#legal button.legal")) <= 1  # at most the pass
+    table.elements("#hand button.pickable")[0].click()
+    plays = wait_for("the plays of the picked card", lambda: table.texts("#legal button.legal"))
+    assert 1 <= len(plays) <= 2, plays
+    table.elements("#hand button.pickable.selected")[0].click()  # picked off again
     table.screenshot("guandan")
     _play_one_deal(table, "deal ended")
     line = next(i.text for i in table.elements("#events li") if "deal ended" in i.text)
@@ -103,8 +121,12 @@ def test_a_seat_that_joins_sees_the_other_seats_moves_within_a_second(
     first = open_table()
     first.create("hearts", ["HUMAN", "HUMAN", BOT, BOT])
     tokens = first.seat_tokens()
+    assert sorted(tokens) == [0, 1] and all(tokens.values())
+    # The tokens are secrets: only the invite links carry them, never the page's text.
+    assert not any(token in first.page_text() for token in tokens.values())
     second = open_table()
     second.join(first.game_id(), 1, tokens[1])
+    assert tokens[1] not in second.page_text()
     wait_for("the joined seat", lambda: second.version() == first.version())
     assert "you are seat 1" in second.browser.find_element("id", "status").text
     tables = {0: first, 1: second}

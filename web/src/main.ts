@@ -202,12 +202,11 @@ function showError(error: unknown): void {
     box.dataset.code = Code[error.code];
     box.dataset.reason = info?.reason ?? "";
     box.dataset.ruleId = info?.metadata["ruleId"] ?? "";
-    box.append(el("strong", { class: "reason" },
-      `Refused: ${info?.reason ?? Code[error.code]}${info?.metadata["ruleId"] ? ` (${info.metadata["ruleId"]})` : ""}`));
-    box.append(el("p", { class: "explanation" }, localized?.message ?? error.rawMessage));
-    if (localized && error.rawMessage && error.rawMessage !== localized.message) {
-      box.append(el("p", { class: "detail" }, error.rawMessage));
-    }
+    // Said once: the explanation (in the page's language), then the reason and rule it cites.
+    box.append(el("strong", { class: "explanation" }, localized?.message ?? error.rawMessage));
+    const rule = info?.metadata["ruleId"];
+    box.append(el("p", { class: "reason" },
+      `${info?.reason ?? Code[error.code]}${rule ? ` \u00b7 rule ${rule}` : ""}`));
   } else {
     box.dataset.reason = "CLIENT";
     box.append(el("p", { class: "explanation" }, String(error)));
@@ -324,11 +323,13 @@ async function sit(next: Seat): Promise<void> {
 
 // ---- drawing ---------------------------------------------------------------------------------
 
-function scoreTable(rows: [string, (number | string)[]][]): HTMLElement {
+function scoreTable(rows: [string, (number | string)[]][], columns?: string[]): HTMLElement {
+  // One column per seat, unless named otherwise (Guandan's levels are per team).
   const table = el("table", { class: "scores" });
   const head = el("tr");
   head.append(el("th"));
-  rows[0]?.[1].forEach((_, index) => head.append(el("th", {}, seatName(index))));
+  (columns ?? rows[0]?.[1].map((_, index) => seatName(index)) ?? [])
+    .forEach((name) => head.append(el("th", {}, name)));
   table.append(head);
   for (const [name, values] of rows) {
     const row = el("tr");
@@ -453,8 +454,11 @@ function render(): void {
     const g = game.value;
     deal = g.dealNumber;
     hand = g.hand;
-    scores.replaceChildren(scoreTable([["level", g.levels.map((r) => describe(RANK_NAME(r)))],
-      ["cards left", g.cardCounts]]));
+    const teams = [0, 1].map((team) => `${seatName(team)} + ${seatName(team + 2)}`);
+    scores.replaceChildren(
+      scoreTable([["level", g.levels.map((r) => describe(RANK_NAME(r)))]], teams),
+      scoreTable([["cards left", g.cardCounts]]),
+    );
     trick.append(el("div", {}, `Level ${describe(RANK_NAME(g.level))} \u00b7 finished: ${g.finished.map(seatName).join(", ") || "nobody"}`));
     for (const entry of g.roundHistory) {
       const line = el("div", { class: "played" }, `${seatName(entry.seat)}: `);
@@ -499,6 +503,14 @@ function render(): void {
         else if (chosen.size < choice.count) chosen.add(index);
         render();
       });
+    } else if (mine && game.case === "guandan" && !busy && !choice) {
+      // Guandan: cards are picked, then played as one of the plays they make.
+      node.classList.add("pickable");
+      node.classList.toggle("selected", chosen.has(index));
+      node.addEventListener("click", () => {
+        if (chosen.has(index)) chosen.delete(index); else chosen.add(index);
+        render();
+      });
     } else if (action && !busy) {
       node.classList.add("playable");
       node.addEventListener("click", () => void submit(action));
@@ -520,7 +532,7 @@ function render(): void {
   choiceBox.hidden = !choice;
   choiceBox.dataset.count = String(choice?.count ?? 0);
   if (choice) {
-    choiceBox.append(el("span", {}, `Choose ${choice.count} cards (${describeAction(choice.action ?? create(ActionSchema)) || "pass"}): ${chosen.size} chosen `));
+    choiceBox.append(el("span", {}, `Choose ${choice.count} cards ${passTarget() ?? `(${describeAction(choice.action ?? create(ActionSchema)) || "pass"})`}: ${chosen.size} chosen `));
     const go = el("button", { id: "choice-submit" }, `Send the ${choice.count} cards`) as HTMLButtonElement;
     go.disabled = busy || chosen.size !== choice.count;
     go.addEventListener("click", () => void submit(fillChoice(choice, [...chosen].map((i) => hand[i]))));
@@ -529,7 +541,9 @@ function render(): void {
 
   const legal = $("legal");
   legal.replaceChildren();
-  if (mine) {
+  if (mine && game.case === "guandan" && !choice) {
+    guandanPlays(legal, hand);
+  } else if (mine) {
     view.legalActions.forEach((action, index) => {
       const button = el("button", { class: "legal", "data-index": String(index) }, describeAction(action)) as HTMLButtonElement;
       button.disabled = busy;
@@ -540,6 +554,40 @@ function render(): void {
   } else {
     legal.append(el("span", {}, view.status === GameStatus.FINISHED ? "The game is over." : "Not your turn."));
   }
+}
+
+// G-R13: the plays the picked cards make, each a button; a pass whenever passing is legal.
+function guandanPlays(box: HTMLElement, hand: Card[]): void {
+  if (!view) return;
+  const picked = [...chosen].map((index) => cardCode(hand[index])).sort().join(",");
+  let shown = 0;
+  view.legalActions.forEach((action, index) => {
+    const json = toJson(ActionSchema, action) as JsonObject;
+    const inner = (json["guandan"] ?? {}) as JsonObject;
+    const cards = ((inner["play"] as JsonObject | undefined)?.["cards"] ?? []) as JsonValue[];
+    const codes = cards.map((card) => cardJson(card)?.[0] ?? "?").sort().join(",");
+    const isPass = !("play" in inner);
+    if (!isPass && (chosen.size === 0 || codes !== picked)) return;
+    const button = el("button", { class: "legal", "data-index": String(index) },
+      describeAction(action)) as HTMLButtonElement;
+    button.disabled = busy;
+    button.addEventListener("click", () => void submit(action));
+    box.append(button);
+    shown += 1;
+  });
+  const plays = view.legalActions.length - shown;
+  box.append(el("span", { class: "hint" }, chosen.size === 0
+    ? `Pick cards in your hand to see the plays they make (${plays} possible now).`
+    : shown === 0 ? "These cards make no play that may be made now." : ""));
+}
+
+// H-R2: hand 1 passes left (one seat on), hand 2 right, hand 3 across; the seat it goes to.
+const PASS_STEPS: Record<number, [string, number]> = { 1: ["left", 1], 2: ["right", 3], 3: ["across", 2] };
+
+function passTarget(): string | null {
+  if (!view || !seat || view.game.case !== "hearts") return null;
+  const step = PASS_STEPS[view.game.value.passDirection];
+  return step ? `to pass ${step[0]}, to ${seatName((seat.seat + step[1]) % 4)}` : null;
 }
 
 function SUITS_NAME(suit: number): string {
@@ -588,9 +636,14 @@ async function createGame(event: Event): Promise<void> {
     const info = $("seats-info");
     const list = el("ul", { id: "seat-tokens" });
     for (const token of tokens) {
-      const link = `${window.location.pathname}#${new URLSearchParams({ game: reply.gameId, seat: String(token.seat), token: token.token })}`;
-      const item = el("li", { "data-seat": String(token.seat), "data-token": token.token }, `seat ${token.seat}: token ${token.token} `);
-      item.append(el("a", { href: link, target: "_blank" }, "open this seat in a new tab"));
+      // The token is a secret: never shown as text, only carried by the seat's invite link.
+      const link = `${window.location.origin}${window.location.pathname}#${new URLSearchParams({ game: reply.gameId, seat: String(token.seat), token: token.token })}`;
+      const item = el("li", { "data-seat": String(token.seat), "data-link": link }, `seat ${token.seat}: `);
+      const copy = el("button", { type: "button", class: "invite" }, "copy invite link") as HTMLButtonElement;
+      copy.addEventListener("click", () => {
+        void navigator.clipboard?.writeText(link).then(() => { copy.textContent = "copied"; });
+      });
+      item.append(copy, " ", el("a", { href: link, target: "_blank" }, "open in a new tab"));
       list.append(item);
     }
     info.after(list);
