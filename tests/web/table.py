@@ -10,8 +10,8 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
 from typing import TypeVar
+from urllib.parse import parse_qs, urlparse
 
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException
@@ -200,7 +200,9 @@ class Table:
         if not playable and not legal and self.elements("#hand button.pickable"):
             # Guandan: pick a card, then play the single it makes (a lead may always be one).
             self.elements("#hand button.pickable")[0].click()
-            legal = wait_for("a play of the picked card", lambda: self.elements("#legal button.legal"))
+            legal = wait_for(
+                "a play of the picked card", lambda: self.elements("#legal button.legal")
+            )
         target = playable[0] if playable else legal[0]
         target.click()
 
