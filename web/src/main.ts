@@ -344,6 +344,62 @@ function seatName(index: number): string {
   return seat && index === seat.seat ? `you (${index})` : `seat ${index}`;
 }
 
+// Where a seat sits, seen from this seat: itself at the bottom, the next seat (passes go
+// "left" to it, H-R2) on the left, then across at the top, then on the right.
+function position(index: number): string {
+  const n = view ? view.seats.length : 4;
+  const relative = (index - (seat?.seat ?? 0) + n) % n;
+  return n === 2 ? ["bottom", "top"][relative] : ["bottom", "left", "top", "right"][relative];
+}
+
+function cardsLeft(index: number): number | undefined {
+  const game = view?.game;
+  if (game?.case === "guandan") return game.value.cardCounts[index];
+  if (game?.case === "klaberjass") return game.value.handSizes[index];
+  return undefined;
+}
+
+// Each seat's box on the felt: who plays it, whether it is to act, its cards and its team.
+function renderSeats(mine: boolean): void {
+  if (!view || !seat) return;
+  const shown = view;
+  const me = seat.seat;
+  const felt = $("seats-info");
+  felt.querySelectorAll(".seat").forEach((node) => node.remove());
+  shown.seats.forEach((type, index) => {
+    const toAct = shown.toAct.includes(index) && shown.status === GameStatus.IN_PROGRESS;
+    const box = el("div", { class: toAct ? "seat to-act" : "seat", "data-pos": position(index),
+      "data-seat": String(index) });
+    box.append(el("span", { class: "who" }, `${seatName(index)} ${PlayerType[type].toLowerCase()}`));
+    if (shown.gameType === "guandan" && index !== me) {
+      box.append(el("span", { class: "team" }, (index - me + 4) % 4 === 2 ? "partner" : "opponent"));
+    }
+    const left = cardsLeft(index);
+    if (left !== undefined) box.append(el("span", {}, `${left} cards`));
+    if (toAct) box.append(el("span", { class: "turn" }, index === me && mine ? " your move" : " to act"));
+    felt.append(box);
+  });
+}
+
+// A card or a move in the middle of the felt, on the side of the seat that made it. One not
+// shown before slides in from that seat (redrawing the same trick moves nothing).
+let slotsShown = new Set<string>();
+let slotsNow = new Set<string>();
+
+function slot(index: number, ...content: (Node | string)[]): HTMLElement {
+  const key = `${view?.gameId}:${index}:${content.map((c) => (typeof c === "string" ? c : c.textContent)).join(",")}`;
+  slotsNow.add(key);
+  const fresh = !slotsShown.has(key);
+  const box = el("div", { class: fresh ? "slot new" : "slot", "data-pos": position(index) }, "");
+  box.append(el("span", { class: "hint" }, `${seatName(index)} `), ...content);
+  return box;
+}
+
+function trickSlots(leader: number, cards: Card[]): HTMLElement[] {
+  const n = view ? view.seats.length : 4;
+  return cards.map((card, offset) => slot((leader + offset) % n, cardNode(card)));
+}
+
 function trickNode(leader: number, cards: Card[], winner?: number): HTMLElement {
   const box = el("div", { class: "trick" });
   cards.forEach((card, offset) => {
@@ -408,23 +464,25 @@ function render(): void {
   const leave = $("leave") as HTMLButtonElement;
   leave.disabled = busy || view.status === GameStatus.FINISHED
     || view.seats[seat.seat] !== PlayerType.HUMAN;
-  $("seats-info").textContent = "Seats: " + view.seats
-    .map((type, index) => `${seatName(index)} ${PlayerType[type].toLowerCase()}`).join(" \u00b7 ");
+  renderSeats(mine);
 
   const scores = $("scores");
   const trick = $("trick");
   const previous = $("previous");
+  const lastTrick = $("last-trick");
   trick.replaceChildren();
   previous.replaceChildren();
+  lastTrick.replaceChildren();
   if (game.case === "hearts") {
     const h = game.value;
     deal = h.handNumber;
     hand = h.hand;
     scores.replaceChildren(scoreTable([["total", h.totals], ["this hand", h.pointsTaken],
       ["tricks", h.tricksWon]]));
-    if (h.trick) trick.append(trickNode(h.trick.leader, h.trick.cards));
+    trick.append(el("div", { class: "info" }, `Hand ${h.handNumber + 1}`));
+    if (h.trick) trick.append(...trickSlots(h.trick.leader, h.trick.cards));
     if (h.lastTrick && h.lastTrick.cards.length) {
-      trick.append(el("div", {}, "Last trick:"), trickNode(h.lastTrick.leader, h.lastTrick.cards, h.lastTrick.winner));
+      lastTrick.append(trickNode(h.lastTrick.leader, h.lastTrick.cards, h.lastTrick.winner));
     }
     const done = h.previousHand?.tricks.at(-1);
     if (h.previousHand && done) {
@@ -437,14 +495,17 @@ function render(): void {
     hand = k.hand;
     scores.replaceChildren(scoreTable([["total", k.totals], ["card points", k.cardPoints],
       ["tricks", k.tricksWon]]));
-    const turnUp = k.turnUp ? [k.turnUp] : [];
-    trick.append(el("div", {}, `Trump ${describe(SUITS_NAME(k.trump))} \u00b7 dealer ${seatName(k.dealer)}${k.maker !== undefined ? ` \u00b7 maker ${seatName(k.maker)}` : ""} \u00b7 turn-up `));
-    turnUp.forEach((card) => trick.append(cardNode(card)));
+    const info = el("div", { class: "info" }, `Trump ${k.trump ? describe(SUITS_NAME(k.trump)) : "not chosen yet"} \u00b7 dealer ${seatName(k.dealer)}${k.maker !== undefined ? ` \u00b7 maker ${seatName(k.maker)}` : ""} \u00b7 turn-up `);
+    if (k.turnUp) info.append(cardNode(k.turnUp));
     // K-R11: the turn-up a dix swap took stays public after the seven replaced it.
     if (k.dixTaken && k.dixBy !== undefined) {
-      trick.append(el("div", {}, `${seatName(k.dixBy)} swapped the dix for `), cardNode(k.dixTaken));
+      info.append(el("span", {}, ` \u00b7 ${seatName(k.dixBy)} swapped the dix for `), cardNode(k.dixTaken));
     }
-    if (k.trick) trick.append(trickNode(k.trick.leader, k.trick.cards));
+    trick.append(info);
+    if (k.trick) trick.append(...trickSlots(k.trick.leader, k.trick.cards));
+    if (k.lastTrick && k.lastTrick.cards.length) {
+      lastTrick.append(trickNode(k.lastTrick.leader, k.lastTrick.cards, k.lastTrick.winner));
+    }
     const done = k.previousDeal?.tricks.at(-1);
     if (k.previousDeal && done) {
       previous.append(el("div", {}, `Deal ${k.previousDeal.dealNumber}: scores ${k.previousDeal.result?.scores.join(" / ") ?? ""}`),
@@ -459,12 +520,13 @@ function render(): void {
       scoreTable([["level", g.levels.map((r) => describe(RANK_NAME(r)))]], teams),
       scoreTable([["cards left", g.cardCounts]]),
     );
-    trick.append(el("div", {}, `Level ${describe(RANK_NAME(g.level))} \u00b7 finished: ${g.finished.map(seatName).join(", ") || "nobody"}`));
-    for (const entry of g.roundHistory) {
-      const line = el("div", { class: "played" }, `${seatName(entry.seat)}: `);
-      if (entry.move.case === "play") entry.move.value.cards.forEach((card) => line.append(cardNode(card)));
-      else line.append("pass");
-      trick.append(line);
+    trick.append(el("div", { class: "info" }, `Level ${describe(RANK_NAME(g.level))} \u00b7 out: ${g.finished.map(seatName).join(", ") || "nobody yet"}`));
+    // The round so far: each seat's latest play (or pass), on its side of the felt.
+    const latest = new Map<number, (typeof g.roundHistory)[number]>();
+    for (const entry of g.roundHistory) latest.set(entry.seat, entry);
+    for (const [index, entry] of latest) {
+      trick.append(slot(index, ...(entry.move.case === "play"
+        ? entry.move.value.cards.map((card) => cardNode(card)) : ["pass"])));
     }
     if (g.previousDeal) {
       previous.append(el("div", {}, `Deal ${g.previousDeal.dealNumber}: order ${g.previousDeal.order.map(seatName).join(", ")}`));
@@ -478,6 +540,9 @@ function render(): void {
   }
   status.dataset.phase = phase;
   status.dataset.deal = String(deal);
+  $("last-trick-panel").hidden = lastTrick.childElementCount === 0;
+  $("previous-panel").hidden = previous.childElementCount === 0;
+  [slotsShown, slotsNow] = [slotsNow, new Set<string>()];
 
   // Hand: a card is a button when playing it alone is a legal move.
   const playable = new Map<string, Action>();
@@ -490,6 +555,9 @@ function render(): void {
   const handBox = $("hand");
   handBox.replaceChildren();
   const choice = mine ? view.legalChoices[0] : undefined;
+  // Dimmed cards mean "not playable now": while no card is (bidding, waiting), none is dimmed.
+  handBox.classList.toggle("resting", playable.size === 0 && !choice
+    && !(mine && game.case === "guandan"));
   hand.forEach((card, index) => {
     const node = cardNode(card, "button") as HTMLButtonElement;
     const code = cardCode(card);
@@ -524,6 +592,8 @@ function render(): void {
     } else {
       node.disabled = true;
     }
+    const spread = Math.min(3, 40 / Math.max(1, hand.length));
+    node.style.setProperty("--tilt", `${((index - (hand.length - 1) / 2) * spread).toFixed(2)}deg`);
     handBox.append(node);
   });
 
@@ -546,6 +616,8 @@ function render(): void {
   } else if (mine) {
     view.legalActions.forEach((action, index) => {
       const button = el("button", { class: "legal", "data-index": String(index) }, describeAction(action)) as HTMLButtonElement;
+      const meaning = bidMeaning(action);
+      if (meaning) button.append(el("span", { class: "meaning" }, meaning));
       button.disabled = busy;
       button.addEventListener("click", () => void submit(action));
       legal.append(button);
@@ -553,6 +625,22 @@ function render(): void {
     if (choice) legal.append(el("span", {}, "Pick the cards in your hand above."));
   } else {
     legal.append(el("span", {}, view.status === GameStatus.FINISHED ? "The game is over." : "Not your turn."));
+  }
+}
+
+// Klaberjass bidding and the dix, with what each choice means (K-R5, K-R6, K-R11).
+function bidMeaning(action: Action): string | null {
+  if (action.game.case !== "klaberjass") return null;
+  const move = action.game.value.action;
+  switch (move.case) {
+    case "takeTrump":
+      return "this suit is trump and you are the maker: score more than the other player, or your points go to them";
+    case "passBid":
+      return "leave the choice of trump to the other player (after two rounds of passes the deal is thrown in)";
+    case "dix":
+      return move.value.swap ? "swap your seven of trumps for the turned-up card" : "keep your hand as it is";
+    default:
+      return null;
   }
 }
 
