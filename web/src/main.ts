@@ -37,7 +37,11 @@ const SUITS: Record<string, [string, string]> = {
   SUIT_SPADES: ["S", "\u2660"], SUIT_HEARTS: ["H", "\u2665"],
 };
 
+// A seat at a game; a spectator (watching, or replaying a finished game) has seat -1 and no token.
 interface Seat { gameId: string; seat: number; token: string }
+const SPECTATOR = -1;
+const seated = (): boolean => seat !== null && seat.seat !== SPECTATOR;
+const seatOf = (s: Seat): number | undefined => (s.seat === SPECTATOR ? undefined : s.seat);
 
 let seat: Seat | null = null;
 let view: GameView | null = null;
@@ -191,7 +195,7 @@ function fillChoice(choice: CardChoice, cards: Card[]): Action {
 
 // ---- calls -----------------------------------------------------------------------------------
 
-const headers = (): Record<string, string> => (seat ? { "x-seat-token": seat.token } : {});
+const headers = (): Record<string, string> => (seat?.token ? { "x-seat-token": seat.token } : {});
 
 function showError(error: unknown): void {
   const box = $("error");
@@ -268,7 +272,7 @@ async function watch(generation: number): Promise<void> {
   while (seat && generation === watchGeneration) {
     try {
       const stream = client.watchGame(
-        { gameId: seat.gameId, seat: seat.seat, fromVersion: view?.version ?? 0n },
+        { gameId: seat.gameId, seat: seatOf(seat), fromVersion: view?.version ?? 0n },
         { headers: headers() },
       );
       for await (const reply of stream) {
@@ -290,7 +294,7 @@ async function watch(generation: number): Promise<void> {
     } catch (error) {
       failures += 1;
       if (error instanceof ConnectError && error.code === Code.OutOfRange && seat) {
-        const reply = await client.getGameView({ gameId: seat.gameId, seat: seat.seat },
+        const reply = await client.getGameView({ gameId: seat.gameId, seat: seatOf(seat) },
           { headers: headers() });
         if (reply.view) { view = reply.view; render(); }
       }
@@ -302,11 +306,13 @@ async function watch(generation: number): Promise<void> {
 async function sit(next: Seat): Promise<void> {
   seat = next;
   view = null;
+  frames = [];
+  $("replay").hidden = true;
   watchGeneration += 1;
-  window.location.hash = new URLSearchParams({
-    game: next.gameId, seat: String(next.seat), token: next.token }).toString();
+  window.location.hash = new URLSearchParams(next.seat === SPECTATOR ? { game: next.gameId, watch: "1" }
+    : { game: next.gameId, seat: String(next.seat), token: next.token }).toString();
   try {
-    const reply = await client.getGameView({ gameId: next.gameId, seat: next.seat },
+    const reply = await client.getGameView({ gameId: next.gameId, seat: seatOf(next) },
       { headers: headers() });
     clearError();
     $("lobby").hidden = true;
@@ -344,11 +350,14 @@ function seatName(index: number): string {
   return seat && index === seat.seat ? `you (${index})` : `seat ${index}`;
 }
 
+// The seat the felt is drawn from: this seat, or seat 0 for a spectator.
+const bottomSeat = (): number => (seat && seated() ? seat.seat : 0);
+
 // Where a seat sits, seen from this seat: itself at the bottom, the next seat (passes go
 // "left" to it, H-R2) on the left, then across at the top, then on the right.
 function position(index: number): string {
   const n = view ? view.seats.length : 4;
-  const relative = (index - (seat?.seat ?? 0) + n) % n;
+  const relative = (index - bottomSeat() + n) % n;
   return n === 2 ? ["bottom", "top"][relative] : ["bottom", "left", "top", "right"][relative];
 }
 
@@ -363,7 +372,7 @@ function cardsLeft(index: number): number | undefined {
 function renderSeats(mine: boolean): void {
   if (!view || !seat) return;
   const shown = view;
-  const me = seat.seat;
+  const me = bottomSeat();
   const felt = $("seats-info");
   felt.querySelectorAll(".seat").forEach((node) => node.remove());
   shown.seats.forEach((type, index) => {
@@ -453,8 +462,9 @@ function render(): void {
   status.dataset.status = GameStatus[view.status];
   status.dataset.myTurn = String(mine && !busy);
   status.dataset.gameType = view.gameType;
+  const who = frames.length ? "replay" : seated() ? `you are seat ${seat.seat}` : "watching";
   status.replaceChildren(
-    el("span", {}, `${view.gameType} \u00b7 game ${view.gameId} \u00b7 you are seat ${seat.seat} \u00b7 version ${view.version} \u00b7 `),
+    el("span", {}, `${view.gameType} \u00b7 game ${view.gameId} \u00b7 ${who} \u00b7 version ${view.version} \u00b7 `),
     el("span", { class: mine ? "turn" : "" }, view.status === GameStatus.FINISHED
       ? `finished: ${view.outcome?.summary ?? ""}` : mine ? "your move" : `waiting for ${view.toAct.map(seatName).join(", ")}`),
   );
@@ -462,6 +472,8 @@ function render(): void {
   status.dataset.endedEarly = early;
   if (early) status.append(el("span", { class: "ended-early" }, ` \u00b7 ended early: ${early}`));
   const leave = $("leave") as HTMLButtonElement;
+  leave.hidden = !seated();
+  (document.querySelector(".hand-title") as HTMLElement).hidden = !seated();
   leave.disabled = busy || view.status === GameStatus.FINISHED
     || view.seats[seat.seat] !== PlayerType.HUMAN;
   renderSeats(mine);
@@ -623,8 +635,9 @@ function render(): void {
       legal.append(button);
     });
     if (choice) legal.append(el("span", {}, "Pick the cards in your hand above."));
-  } else {
-    legal.append(el("span", {}, view.status === GameStatus.FINISHED ? "The game is over." : "Not your turn."));
+  } else if (!frames.length) {
+    legal.append(el("span", {}, view.status === GameStatus.FINISHED ? "The game is over."
+      : seated() ? "Not your turn." : "Watching: the hands stay hidden."));
   }
 }
 
@@ -687,7 +700,85 @@ function RANK_NAME(rank: number): JsonValue {
   return name ? { rank: name } : String(rank);
 }
 
+// ---- replay ----------------------------------------------------------------------------------
+
+// A finished game, version by version as a spectator saw it: WatchGame from version 1 sends
+// every later version with its events and the view at it, then GameEnded.
+interface Frame { version: bigint; events: GameEvent[]; view: GameView }
+let frames: Frame[] = [];
+let frameAt = 0;
+
+async function replay(gameId: string): Promise<void> {
+  seat = { gameId, seat: SPECTATOR, token: "" };
+  watchGeneration += 1;
+  window.location.hash = new URLSearchParams({ game: gameId, replay: "1" }).toString();
+  const collected: Frame[] = [];
+  try {
+    for await (const reply of client.watchGame({ gameId, fromVersion: 1n })) {
+      if (reply.message.case === "update" && reply.message.value.view) {
+        const update = reply.message.value;
+        collected.push({ version: update.version, events: update.events, view: update.view! });
+      } else if (reply.message.case === "ended") {
+        break;
+      }
+    }
+  } catch (error) {
+    showError(error);
+    $("table").hidden = false;
+    return;
+  }
+  frames = collected;
+  $("lobby").hidden = true;
+  $("table").hidden = false;
+  $("replay").hidden = frames.length === 0;
+  const range = $("replay-step") as HTMLInputElement;
+  range.max = String(Math.max(0, frames.length - 1));
+  showFrame(0);
+}
+
+function showFrame(index: number): void {
+  if (!frames.length) return;
+  frameAt = Math.max(0, Math.min(frames.length - 1, index));
+  const frame = frames[frameAt];
+  view = frame.view;
+  ($("replay-step") as HTMLInputElement).value = String(frameAt);
+  $("replay-where").textContent = `move ${frameAt + 1} of ${frames.length} (version ${frame.version})`;
+  $("replay").dataset.step = String(frameAt);
+  const log = $("events");
+  log.replaceChildren(...frames.slice(0, frameAt + 1).flatMap((f) => f.events.map((event) =>
+    el("li", { "data-version": String(f.version) }, `v${f.version}: ${describeEvent(event)}`))).reverse());
+  render();
+}
+
 // ---- lobby -----------------------------------------------------------------------------------
+
+const STATES: Record<number, string> = { 1: "waiting for a person", 2: "bots playing", 3: "over" };
+
+// The service's games, newest first: watch one being played, or replay one that is over.
+async function listGames(): Promise<void> {
+  const list = $("games");
+  try {
+    const reply = await client.listGames({ pageSize: 20 });
+    list.replaceChildren(...reply.games.map((game) => {
+      const created = game.createTime ? new Date(timestampMs(game.createTime)).toLocaleTimeString() : "";
+      const item = el("li", { "data-game": game.gameId, "data-state": String(game.state) },
+        `${game.gameType} \u00b7 ${STATES[game.state] ?? ""} \u00b7 ${game.seats.length} seats \u00b7 ${created} `);
+      const over = game.state === 3;
+      const open = el("button", { type: "button", class: over ? "replay" : "watch" },
+        over ? "replay" : "watch") as HTMLButtonElement;
+      open.addEventListener("click", () => void (over ? replay(game.gameId)
+        : sit({ gameId: game.gameId, seat: SPECTATOR, token: "" })));
+      item.append(open);
+      return item;
+    }));
+    if (!reply.games.length) list.append(el("li", {}, "No games yet."));
+  } catch (error) {
+    list.replaceChildren(el("li", {}, error instanceof ConnectError && error.code === Code.Unauthenticated
+      ? "Listing games needs a service key on this service." : "The games could not be listed."));
+  }
+}
+
+// ---- lobby (creating and joining) -----------------------------------------------------------
 
 function drawSeatTypes(): void {
   const game = ($("game-type") as HTMLSelectElement).value;
@@ -754,10 +845,22 @@ $("game-type").addEventListener("change", drawSeatTypes);
 $("create-form").addEventListener("submit", (event) => void createGame(event));
 $("join-form").addEventListener("submit", joinGame);
 $("leave").addEventListener("click", () => void leaveTable());
+$("games-refresh").addEventListener("click", () => void listGames());
+$("replay-first").addEventListener("click", () => showFrame(0));
+$("replay-back").addEventListener("click", () => showFrame(frameAt - 1));
+$("replay-forward").addEventListener("click", () => showFrame(frameAt + 1));
+$("replay-last").addEventListener("click", () => showFrame(frames.length - 1));
+$("replay-step").addEventListener("input", (event) =>
+  showFrame(Number((event.target as HTMLInputElement).value)));
+void listGames();
 window.setInterval(renderClocks, 1000);
 drawSeatTypes();
 const hash = new URLSearchParams(window.location.hash.slice(1));
-if (hash.get("game") && hash.get("token")) {
+if (hash.get("game") && hash.get("replay")) {
+  void replay(hash.get("game") ?? "");
+} else if (hash.get("game") && hash.get("watch")) {
+  void sit({ gameId: hash.get("game") ?? "", seat: SPECTATOR, token: "" });
+} else if (hash.get("game") && hash.get("token")) {
   void sit({ gameId: hash.get("game") ?? "", seat: Number(hash.get("seat") ?? 0), token: hash.get("token") ?? "" });
 }
 document.body.dataset.ready = "true";
