@@ -73,10 +73,27 @@ class Table:
             ),
         )
 
-    def create(self, game: str, seats: list[str], clock_seconds: float | None = None) -> None:
-        """Create a game from the lobby; ``clock_seconds`` fills "seconds per decision"."""
+    def create(
+        self,
+        game: str,
+        seats: list[str],
+        clock_seconds: float | None = None,
+        options: dict[str, str] | None = None,
+    ) -> None:
+        """Create a game from the lobby; ``clock_seconds`` fills "seconds per decision",
+        ``options`` the option fields (by name: a number or a choice's value)."""
         self.open()
         Select(self.browser.find_element(By.ID, "game-type")).select_by_value(game)
+        for name, value in (options or {}).items():
+            field = wait_for(
+                f"the option {name}",
+                lambda name=name: self.elements(f".game-option[data-name='{name}']"),
+            )[0]
+            if field.tag_name == "select":
+                Select(field).select_by_value(value)
+            else:
+                field.clear()
+                field.send_keys(value)
         for index, kind in enumerate(seats):
             element = self.browser.find_element(
                 By.CSS_SELECTOR, f"select.seat-type[data-seat='{index}']"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from cardengine.v1 import engine_service_pb2 as api
-from cardengine.v1 import engine_service_pb2_grpc, game_pb2
+from cardengine.v1 import engine_service_pb2_grpc, game_pb2, hearts_pb2
 
 from tests.service.rpc_helpers import finished
 from tests.web.table import Table, wait_for
@@ -63,3 +63,19 @@ def test_a_running_game_is_watched_without_any_hand(
     assert not table.elements("#hand .card") and not table.elements("#legal button")
     assert not table.browser.find_element("id", "leave").is_displayed()
     table.screenshot("lobby-watch")
+
+
+def test_a_game_is_created_with_the_options_chosen_in_the_lobby(
+    open_table: Callable[[], Table], stub: engine_service_pb2_grpc.EngineServiceStub
+) -> None:
+    """H-R12 and the variant option: the lobby's fields come from ListGameTypes."""
+    table = open_table()
+    table.create(
+        "hearts",
+        ["HUMAN", "BOT_RANDOM", "BOT_RANDOM", "BOT_RANDOM"],
+        options={"target": "30", "variant": "classic"},
+    )
+    game_id = table.game_id()
+    options = stub.GetGameView(api.GetGameViewRequest(game_id=game_id)).view.hearts.options
+    assert options.target == 30
+    assert options.variant == hearts_pb2.HEARTS_VARIANT_CLASSIC

@@ -6,7 +6,7 @@ import { durationFromMs, durationMs, timestampMs } from "@bufbuild/protobuf/wkt"
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { type Card, CardSchema } from "./gen/cardengine/v1/cards_pb.js";
-import { EngineService } from "./gen/cardengine/v1/engine_service_pb.js";
+import { EngineService, type GameType, OptionKind } from "./gen/cardengine/v1/engine_service_pb.js";
 import {
   type Action,
   ActionSchema,
@@ -15,6 +15,7 @@ import {
   ExpiryAction,
   type GameEvent,
   GameEventSchema,
+  GameOptionsSchema,
   GameStatus,
   type GameView,
   PlayerType,
@@ -798,6 +799,62 @@ function drawSeatTypes(): void {
   }
 }
 
+// The chosen game's options, as ListGameTypes lists them: a field each, at its default.
+let gameTypes: GameType[] = [];
+
+async function loadGameTypes(): Promise<void> {
+  try {
+    gameTypes = (await client.listGameTypes({})).gameTypes;
+  } catch {
+    gameTypes = [];
+  }
+  drawOptions();
+}
+
+function drawOptions(): void {
+  const box = $("game-options");
+  box.querySelectorAll("label").forEach((node) => node.remove());
+  const type = gameTypes.find((t) => t.name === ($("game-type") as HTMLSelectElement).value);
+  box.hidden = !type || type.options.length === 0;
+  for (const option of type?.options ?? []) {
+    const label = el("label", { title: `${option.ruleId}: ${option.description}` }, `${option.name.replace(/_/g, " ")} `);
+    let input: HTMLInputElement | HTMLSelectElement;
+    if (option.kind === OptionKind.CHOICE) {
+      input = el("select") as HTMLSelectElement;
+      option.choices.forEach((choice) => input.append(el("option", { value: choice }, words(choice))));
+    } else {
+      input = el("input", { type: option.kind === OptionKind.BOOL ? "checkbox" : "number" }) as HTMLInputElement;
+      if (option.kind === OptionKind.BOOL) input.checked = option.defaultValue === "true";
+    }
+    if (option.kind !== OptionKind.BOOL) input.value = option.defaultValue;
+    input.classList.add("game-option");
+    input.dataset.name = option.name;
+    input.dataset.default = option.defaultValue;
+    label.append(input);
+    box.append(label);
+  }
+}
+
+// The options changed from their defaults, as the game's options message (the rest default).
+function chosenOptions(gameType: string): ReturnType<typeof fromJson<typeof GameOptionsSchema>> | undefined {
+  const gameField = GameOptionsSchema.fields.find((field) => field.name === gameType);
+  if (!gameField || gameField.fieldKind !== "message") return undefined;
+  const values: JsonObject = {};
+  for (const input of document.querySelectorAll<HTMLInputElement>(".game-option")) {
+    const value = input.type === "checkbox" ? String(input.checked) : input.value;
+    if (value === input.dataset.default) continue;
+    const field = gameField.message.fields.find((f) => f.name === input.dataset.name);
+    if (!field) continue;
+    if (field.fieldKind === "enum") {
+      const chosen = field.enum.values.find((v) => v.name.endsWith(`_${value.toUpperCase()}`));
+      if (chosen) values[field.jsonName] = chosen.name;
+    } else if (field.fieldKind === "scalar") {
+      values[field.jsonName] = input.type === "checkbox" ? input.checked : Number(value);
+    }
+  }
+  return Object.keys(values).length ? fromJson(GameOptionsSchema, { [gameField.jsonName]: values }) : undefined;
+}
+
 async function createGame(event: Event): Promise<void> {
   event.preventDefault();
   const gameType = ($("game-type") as HTMLSelectElement).value;
@@ -808,7 +865,7 @@ async function createGame(event: Event): Promise<void> {
     perDecision: durationFromMs(perDecision * 1000), onExpiry: ExpiryAction.BOT_HEURISTIC,
   }) : undefined;
   try {
-    const reply = await client.createGame({ gameType, seats, clock });
+    const reply = await client.createGame({ gameType, seats, clock, options: chosenOptions(gameType) });
     const tokens = reply.seatTokens;
     if (tokens.length === 0) { showError(new Error("no human seat to sit at")); return; }
     await sit({ gameId: reply.gameId, seat: tokens[0].seat, token: tokens[0].token });
@@ -841,7 +898,8 @@ function joinGame(event: Event): void {
   });
 }
 
-$("game-type").addEventListener("change", drawSeatTypes);
+$("game-type").addEventListener("change", () => { drawSeatTypes(); drawOptions(); });
+void loadGameTypes();
 $("create-form").addEventListener("submit", (event) => void createGame(event));
 $("join-form").addEventListener("submit", joinGame);
 $("leave").addEventListener("click", () => void leaveTable());
