@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from engine_service.bots import guandan_worlds, hearts_worlds, klaberjass_worlds
 from engine_service.bots.guandan_heuristic import GuandanHeuristicBot
@@ -18,7 +18,7 @@ from engine_service.bots.hearts_heuristic import HeartsHeuristicBot
 from engine_service.bots.klaberjass_heuristic import KlaberjassHeuristicBot
 from engine_service.bots.random_bot import RandomBot
 from engine_service.bots.search import SearchBot
-from engine_service.core.protocol import GameSpec
+from engine_service.core.protocol import Bot, GameSpec
 from engine_service.games.guandan.actions import GuandanAction
 from engine_service.games.guandan.spec import GUANDAN
 from engine_service.games.hearts.actions import HeartsAction
@@ -26,32 +26,38 @@ from engine_service.games.hearts.spec import HEARTS
 from engine_service.games.klaberjass.actions import KlaberjassAction
 from engine_service.games.klaberjass.spec import KLABERJASS
 
+ActionT = TypeVar("ActionT")
+ViewT = TypeVar("ViewT")
+
+
+def _with_bots(
+    spec: GameSpec[Any, Any, ActionT, ViewT],
+    random_bot: Bot[ViewT, ActionT],
+    heuristic: Bot[ViewT, ActionT],
+    search: SearchBot,
+) -> GameSpec[Any, Any, ActionT, ViewT]:
+    """``spec`` with its three levels of bot (the names CreateGame's player types use)."""
+    return replace(spec, bots={"random": random_bot, "heuristic": heuristic, "search": search})
+
+
 _GAMES: Final = (
-    replace(
+    _with_bots(
         HEARTS,
-        bots={
-            "random": RandomBot[HeartsAction](),
-            "heuristic": HeartsHeuristicBot(),
-            "search": SearchBot(hearts_worlds.HeartsWorlds(), hearts_worlds.SEARCH_BUDGET),
-        },
+        RandomBot[HeartsAction](),
+        HeartsHeuristicBot(),
+        SearchBot(hearts_worlds.HeartsWorlds(), hearts_worlds.SEARCH_BUDGET),
     ),
-    replace(
+    _with_bots(
         GUANDAN,
-        bots={
-            "random": RandomBot[GuandanAction](),
-            "heuristic": GuandanHeuristicBot(),
-            "search": SearchBot(guandan_worlds.GuandanWorlds(), guandan_worlds.SEARCH_BUDGET),
-        },
+        RandomBot[GuandanAction](),
+        GuandanHeuristicBot(),
+        SearchBot(guandan_worlds.GuandanWorlds(), guandan_worlds.SEARCH_BUDGET),
     ),
-    replace(
+    _with_bots(
         KLABERJASS,
-        bots={
-            "random": RandomBot[KlaberjassAction](),
-            "heuristic": KlaberjassHeuristicBot(),
-            "search": SearchBot(
-                klaberjass_worlds.KlaberjassWorlds(), klaberjass_worlds.SEARCH_BUDGET
-            ),
-        },
+        RandomBot[KlaberjassAction](),
+        KlaberjassHeuristicBot(),
+        SearchBot(klaberjass_worlds.KlaberjassWorlds(), klaberjass_worlds.SEARCH_BUDGET),
     ),
 )
 REGISTRY: Final[Mapping[str, GameSpec[Any, Any, Any, Any]]] = {game.name: game for game in _GAMES}

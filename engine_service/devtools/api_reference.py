@@ -75,18 +75,24 @@ def _heading(level: int, full_name: str) -> str:
     return f"{'#' * level} {full_name.rpartition('.')[2]} {{#{_anchor(full_name)}}}"
 
 
+def _titled(
+    level: int, full_name: str, path: tuple[int, ...], notes: dict[tuple[int, ...], str]
+) -> Iterator[str]:
+    """A declaration's heading, then its comment (when it has one)."""
+    yield _heading(level, full_name)
+    yield ""
+    if path in notes:
+        yield notes[path]
+        yield ""
+
+
 def _enum(
     enum: descriptor_pb2.EnumDescriptorProto,
     prefix: str,
     path: tuple[int, ...],
     notes: dict[tuple[int, ...], str],
 ) -> Iterator[str]:
-    full = f"{prefix}.{enum.name}"
-    yield _heading(3, full)
-    yield ""
-    if path in notes:
-        yield notes[path]
-        yield ""
+    yield from _titled(3, f"{prefix}.{enum.name}", path, notes)
     yield "| value | number | meaning |"
     yield "| --- | ---: | --- |"
     for index, value in enumerate(enum.value):
@@ -102,11 +108,7 @@ def _message(
     notes: dict[tuple[int, ...], str],
 ) -> Iterator[str]:
     full = f"{prefix}.{message.name}"
-    yield _heading(3, full)
-    yield ""
-    if path in notes:
-        yield notes[path]
-        yield ""
+    yield from _titled(3, full, path, notes)
     if message.field:
         yield "| field | number | type | meaning |"
         yield "| --- | ---: | --- | --- |"
@@ -143,11 +145,7 @@ def _service(
     path: tuple[int, ...],
     notes: dict[tuple[int, ...], str],
 ) -> Iterator[str]:
-    yield f"## {prefix}.{service.name}"
-    yield ""
-    if path in notes:
-        yield notes[path]
-        yield ""
+    yield from _titled(2, f"{prefix}.{service.name}", path, notes)
     yield "| method | request | response | what it does |"
     yield "| --- | --- | --- | --- |"
     for index, method in enumerate(service.method):

@@ -41,6 +41,7 @@ from tests.service.grpc_web import (
     raw_http,
 )
 from tests.service.rpc_helpers import HUMAN, token_md
+from tests.service.stored import contents
 from tests.volume import volume
 
 SEED = int(os.environ.get("FUZZ_SEED", "20261201"))
@@ -60,19 +61,18 @@ CODES = {code.value[0]: code for code in grpc.StatusCode}
 
 @dataclass
 class Game:
-    """A real game the run aims at: its id, tokens and stored bytes."""
+    """A real game the run aims at: its id, tokens and stored content."""
 
     game_id: str
     game_type: str
     tokens: dict[int, str]
     admin_token: str
-    stored: dict[str, bytes | None] = field(default_factory=dict)
+    stored: dict[bytes | str, Any] = field(default_factory=dict)
 
 
-def stored_bytes(client: redis.Redis, game_id: str) -> dict[str, bytes | None]:
-    """Every key of the game as Redis serializes it (``DUMP``; ``None`` when absent)."""
-    keys = (game_key(game_id), log_key(game_id), events_key(game_id))
-    return {key: client.dump(key) for key in keys}  # type: ignore[misc]
+def stored_content(client: redis.Redis, game_id: str) -> dict[bytes | str, Any]:
+    """Every key of the game with its content (``None`` when absent)."""
+    return contents(client, (game_key(game_id), log_key(game_id), events_key(game_id)))
 
 
 class Run:
@@ -103,7 +103,7 @@ class Run:
             ).view
             self.pools.actions.extend(view.legal_actions)
             self.pools.actions.extend(choice.action for choice in view.legal_choices)
-        game.stored = stored_bytes(self.client, game.game_id)
+        game.stored = stored_content(self.client, game.game_id)
         self.games[game.game_id] = game
         self.pools.game_ids.append(game.game_id)
 
@@ -187,14 +187,14 @@ class Run:
         if changed:
             failures.append(f"{where}: refused with {code.name} but changed {changed}")
             for game_id in changed:
-                self.games[game_id].stored = stored_bytes(self.client, game_id)
+                self.games[game_id].stored = stored_content(self.client, game_id)
         return failures
 
     def changed_games(self) -> list[str]:
         return [
             game.game_id
             for game in self.games.values()
-            if stored_bytes(self.client, game.game_id) != game.stored
+            if stored_content(self.client, game.game_id) != game.stored
         ]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -23,6 +24,7 @@ from tests.service.rpc_helpers import (
     tokens_of,
     view,
 )
+from tests.service.stored import contents
 
 pytestmark = pytest.mark.service
 SEATS = [HUMAN, RANDOM, RANDOM, RANDOM]
@@ -42,9 +44,9 @@ def own_client(own_redis: str) -> Iterator[redis.Redis]:
     client.close()
 
 
-def everything(client: redis.Redis) -> dict[bytes, bytes]:
-    """Every key of the database with its DUMP: what "nothing was written" compares."""
-    return {key: client.dump(key) for key in client.scan_iter()}  # type: ignore[misc]
+def everything(client: redis.Redis) -> dict[bytes | str, Any]:
+    """Every key of the database with its content: what "nothing was written" compares."""
+    return contents(client, client.scan_iter())
 
 
 def assert_storage_unavailable(call, trouble: str) -> None:  # type: ignore[no-untyped-def]
