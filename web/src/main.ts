@@ -22,10 +22,19 @@ import {
   type TableEvent,
 } from "./gen/cardengine/v1/game_pb.js";
 import { ErrorInfoSchema, LocalizedMessageSchema } from "./gen/google/rpc/error_details_pb.js";
+import { type Key, LANGUAGE_NAMES, LANGUAGES, type Language, language, setLanguage, startingLanguage, t } from "./i18n.js";
 
 const client = createClient(
   EngineService,
-  createConnectTransport({ baseUrl: window.location.origin, useBinaryFormat: true }),
+  createConnectTransport({
+    baseUrl: window.location.origin,
+    useBinaryFormat: true,
+    // Refusals' explanations and results come back in the page's language.
+    interceptors: [(next) => async (request) => {
+      request.header.set("accept-language", language());
+      return next(request);
+    }],
+  }),
 );
 const SEATS: Record<string, number> = { hearts: 4, guandan: 4, klaberjass: 2 };
 const RANKS: Record<string, string> = {
@@ -348,7 +357,7 @@ function scoreTable(rows: [string, (number | string)[]][], columns?: string[]): 
 }
 
 function seatName(index: number): string {
-  return seat && index === seat.seat ? `you (${index})` : `seat ${index}`;
+  return seat && index === seat.seat ? t("you", { n: index }) : t("seat", { n: index });
 }
 
 // The seat the felt is drawn from: this seat, or seat 0 for a spectator.
@@ -382,11 +391,11 @@ function renderSeats(mine: boolean): void {
       "data-seat": String(index) });
     box.append(el("span", { class: "who" }, `${seatName(index)} ${PlayerType[type].toLowerCase()}`));
     if (shown.gameType === "guandan" && index !== me) {
-      box.append(el("span", { class: "team" }, (index - me + 4) % 4 === 2 ? "partner" : "opponent"));
+      box.append(el("span", { class: "team" }, t((index - me + 4) % 4 === 2 ? "partner" : "opponent")));
     }
     const left = cardsLeft(index);
-    if (left !== undefined) box.append(el("span", {}, `${left} cards`));
-    if (toAct) box.append(el("span", { class: "turn" }, index === me && mine ? " your move" : " to act"));
+    if (left !== undefined) box.append(el("span", {}, t("cards", { n: left })));
+    if (toAct) box.append(el("span", { class: "turn" }, ` ${t(index === me && mine ? "yourMove" : "toAct")}`));
     felt.append(box);
   });
 }
@@ -418,7 +427,7 @@ function trickNode(leader: number, cards: Card[], winner?: number): HTMLElement 
     who.append(cardNode(card));
     box.append(who);
   });
-  if (winner !== undefined) box.append(el("span", { class: "winner" }, ` won by ${seatName(winner)}`));
+  if (winner !== undefined) box.append(el("span", { class: "winner" }, ` ${t("wonBy", { who: seatName(winner) })}`));
   if (cards.length === 0) box.append(el("span", {}, "(none)"));
   return box;
 }
@@ -441,7 +450,7 @@ function renderClocks(): void {
     box.append(el("div", {
       class: "clock", "data-seat": String(clock.seat), "data-left-ms": String(Math.max(0, Math.round(left))),
       "data-bank-ms": String(bank),
-    }, `${seatName(clock.seat)}: ${seconds(left)} left for this decision \u00b7 bank ${seconds(bank)}`));
+    }, t("clock", { who: seatName(clock.seat), left: seconds(left), bank: seconds(bank) })));
   }
 }
 
@@ -463,15 +472,16 @@ function render(): void {
   status.dataset.status = GameStatus[view.status];
   status.dataset.myTurn = String(mine && !busy);
   status.dataset.gameType = view.gameType;
-  const who = frames.length ? "replay" : seated() ? `you are seat ${seat.seat}` : "watching";
+  const who = frames.length ? t("replay") : seated() ? t("youAreSeat", { n: seat.seat }) : t("watching");
   status.replaceChildren(
-    el("span", {}, `${view.gameType} \u00b7 game ${view.gameId} \u00b7 ${who} \u00b7 version ${view.version} \u00b7 `),
+    el("span", {}, `${view.gameType} \u00b7 ${t("gameWord")} ${view.gameId} \u00b7 ${who} \u00b7 ${t("version")} ${view.version} \u00b7 `),
     el("span", { class: mine ? "turn" : "" }, view.status === GameStatus.FINISHED
-      ? `finished: ${view.outcome?.summary ?? ""}` : mine ? "your move" : `waiting for ${view.toAct.map(seatName).join(", ")}`),
+      ? t("finished", { summary: view.outcome?.summary ?? "" }) : mine ? t("yourMove")
+        : t("waitingFor", { who: view.toAct.map(seatName).join(", ") })),
   );
   const early = view.outcome?.endedEarly ?? "";
   status.dataset.endedEarly = early;
-  if (early) status.append(el("span", { class: "ended-early" }, ` \u00b7 ended early: ${early}`));
+  if (early) status.append(el("span", { class: "ended-early" }, ` \u00b7 ${t("endedEarly", { reason: early })}`));
   const leave = $("leave") as HTMLButtonElement;
   leave.hidden = !seated();
   (document.querySelector(".hand-title") as HTMLElement).hidden = !seated();
@@ -490,9 +500,9 @@ function render(): void {
     const h = game.value;
     deal = h.handNumber;
     hand = h.hand;
-    scores.replaceChildren(scoreTable([["total", h.totals], ["this hand", h.pointsTaken],
-      ["tricks", h.tricksWon]]));
-    trick.append(el("div", { class: "info" }, `Hand ${h.handNumber + 1}`));
+    scores.replaceChildren(scoreTable([[t("total"), h.totals], [t("thisHand"), h.pointsTaken],
+      [t("tricks"), h.tricksWon]]));
+    trick.append(el("div", { class: "info" }, t("hand", { n: h.handNumber + 1 })));
     if (h.trick) trick.append(...trickSlots(h.trick.leader, h.trick.cards));
     if (h.lastTrick && h.lastTrick.cards.length) {
       lastTrick.append(trickNode(h.lastTrick.leader, h.lastTrick.cards, h.lastTrick.winner));
@@ -506,13 +516,13 @@ function render(): void {
     const k = game.value;
     deal = k.dealNumber;
     hand = k.hand;
-    scores.replaceChildren(scoreTable([["total", k.totals], ["card points", k.cardPoints],
-      ["tricks", k.tricksWon]]));
-    const info = el("div", { class: "info" }, `Trump ${k.trump ? describe(SUITS_NAME(k.trump)) : "not chosen yet"} \u00b7 dealer ${seatName(k.dealer)}${k.maker !== undefined ? ` \u00b7 maker ${seatName(k.maker)}` : ""} \u00b7 turn-up `);
+    scores.replaceChildren(scoreTable([[t("total"), k.totals], [t("cardPoints"), k.cardPoints],
+      [t("tricks"), k.tricksWon]]));
+    const info = el("div", { class: "info" }, `${t("trump", { suit: k.trump ? describe(SUITS_NAME(k.trump)) : t("notChosen") })} \u00b7 ${t("dealer", { who: seatName(k.dealer) })}${k.maker !== undefined ? ` \u00b7 ${t("maker", { who: seatName(k.maker) })}` : ""} \u00b7 ${t("turnUp")} `);
     if (k.turnUp) info.append(cardNode(k.turnUp));
     // K-R11: the turn-up a dix swap took stays public after the seven replaced it.
     if (k.dixTaken && k.dixBy !== undefined) {
-      info.append(el("span", {}, ` \u00b7 ${seatName(k.dixBy)} swapped the dix for `), cardNode(k.dixTaken));
+      info.append(el("span", {}, ` \u00b7 ${t("swappedDix", { who: seatName(k.dixBy) })} `), cardNode(k.dixTaken));
     }
     trick.append(info);
     if (k.trick) trick.append(...trickSlots(k.trick.leader, k.trick.cards));
@@ -530,10 +540,10 @@ function render(): void {
     hand = g.hand;
     const teams = [0, 1].map((team) => `${seatName(team)} + ${seatName(team + 2)}`);
     scores.replaceChildren(
-      scoreTable([["level", g.levels.map((r) => describe(RANK_NAME(r)))]], teams),
-      scoreTable([["cards left", g.cardCounts]]),
+      scoreTable([[t("levelRow"), g.levels.map((r) => describe(RANK_NAME(r)))]], teams),
+      scoreTable([[t("cardsLeft"), g.cardCounts]]),
     );
-    trick.append(el("div", { class: "info" }, `Level ${describe(RANK_NAME(g.level))} \u00b7 out: ${g.finished.map(seatName).join(", ") || "nobody yet"}`));
+    trick.append(el("div", { class: "info" }, `${t("level", { level: describe(RANK_NAME(g.level)) })} \u00b7 ${t("out", { who: g.finished.map(seatName).join(", ") || t("nobodyYet") })}`));
     // The round so far: each seat's latest play (or pass), on its side of the felt.
     const latest = new Map<number, (typeof g.roundHistory)[number]>();
     for (const entry of g.roundHistory) latest.set(entry.seat, entry);
@@ -615,8 +625,8 @@ function render(): void {
   choiceBox.hidden = !choice;
   choiceBox.dataset.count = String(choice?.count ?? 0);
   if (choice) {
-    choiceBox.append(el("span", {}, `Choose ${choice.count} cards ${passTarget() ?? `(${describeAction(choice.action ?? create(ActionSchema)) || "pass"})`}: ${chosen.size} chosen `));
-    const go = el("button", { id: "choice-submit" }, `Send the ${choice.count} cards`) as HTMLButtonElement;
+    choiceBox.append(el("span", {}, `${t("choose", { n: choice.count })} ${passTarget() ?? `(${describeAction(choice.action ?? create(ActionSchema)) || "pass"})`}: ${t("chosen", { n: chosen.size })} `));
+    const go = el("button", { id: "choice-submit" }, t("send", { n: choice.count })) as HTMLButtonElement;
     go.disabled = busy || chosen.size !== choice.count;
     go.addEventListener("click", () => void submit(fillChoice(choice, [...chosen].map((i) => hand[i]))));
     choiceBox.append(go);
@@ -635,10 +645,10 @@ function render(): void {
       button.addEventListener("click", () => void submit(action));
       legal.append(button);
     });
-    if (choice) legal.append(el("span", {}, "Pick the cards in your hand above."));
+    if (choice) legal.append(el("span", {}, t("pickAbove")));
   } else if (!frames.length) {
-    legal.append(el("span", {}, view.status === GameStatus.FINISHED ? "The game is over."
-      : seated() ? "Not your turn." : "Watching: the hands stay hidden."));
+    legal.append(el("span", {}, t(view.status === GameStatus.FINISHED ? "gameOver"
+      : seated() ? "notYourTurn" : "watchingHidden")));
   }
 }
 
@@ -648,11 +658,11 @@ function bidMeaning(action: Action): string | null {
   const move = action.game.value.action;
   switch (move.case) {
     case "takeTrump":
-      return "this suit is trump and you are the maker: score more than the other player, or your points go to them";
+      return t("bidTake");
     case "passBid":
-      return "leave the choice of trump to the other player (after two rounds of passes the deal is thrown in)";
+      return t("bidPass");
     case "dix":
-      return move.value.swap ? "swap your seven of trumps for the turned-up card" : "keep your hand as it is";
+      return t(move.value.swap ? "dixSwap" : "dixKeep");
     default:
       return null;
   }
@@ -678,18 +688,17 @@ function guandanPlays(box: HTMLElement, hand: Card[]): void {
     shown += 1;
   });
   const plays = view.legalActions.length - shown;
-  box.append(el("span", { class: "hint" }, chosen.size === 0
-    ? `Pick cards in your hand to see the plays they make (${plays} possible now).`
-    : shown === 0 ? "These cards make no play that may be made now." : ""));
+  box.append(el("span", { class: "hint" }, chosen.size === 0 ? t("pickPlays", { n: plays })
+    : shown === 0 ? t("noPlay") : ""));
 }
 
 // H-R2: hand 1 passes left (one seat on), hand 2 right, hand 3 across; the seat it goes to.
-const PASS_STEPS: Record<number, [string, number]> = { 1: ["left", 1], 2: ["right", 3], 3: ["across", 2] };
+const PASS_STEPS: Record<number, [Key, number]> = { 1: ["left", 1], 2: ["right", 3], 3: ["across", 2] };
 
 function passTarget(): string | null {
   if (!view || !seat || view.game.case !== "hearts") return null;
   const step = PASS_STEPS[view.game.value.passDirection];
-  return step ? `to pass ${step[0]}, to ${seatName((seat.seat + step[1]) % 4)}` : null;
+  return step ? t("passTo", { dir: t(step[0]), who: seatName((seat.seat + step[1]) % 4) }) : null;
 }
 
 function SUITS_NAME(suit: number): string {
@@ -743,7 +752,7 @@ function showFrame(index: number): void {
   const frame = frames[frameAt];
   view = frame.view;
   ($("replay-step") as HTMLInputElement).value = String(frameAt);
-  $("replay-where").textContent = `move ${frameAt + 1} of ${frames.length} (version ${frame.version})`;
+  $("replay-where").textContent = t("moveOf", { i: frameAt + 1, n: frames.length, v: String(frame.version) });
   $("replay").dataset.step = String(frameAt);
   const log = $("events");
   log.replaceChildren(...frames.slice(0, frameAt + 1).flatMap((f) => f.events.map((event) =>
@@ -753,7 +762,7 @@ function showFrame(index: number): void {
 
 // ---- lobby -----------------------------------------------------------------------------------
 
-const STATES: Record<number, string> = { 1: "waiting for a person", 2: "bots playing", 3: "over" };
+const STATES: Record<number, Key> = { 1: "stateWaiting", 2: "stateRunning", 3: "stateOver" };
 
 // The service's games, newest first: watch one being played, or replay one that is over.
 async function listGames(): Promise<void> {
@@ -763,19 +772,19 @@ async function listGames(): Promise<void> {
     list.replaceChildren(...reply.games.map((game) => {
       const created = game.createTime ? new Date(timestampMs(game.createTime)).toLocaleTimeString() : "";
       const item = el("li", { "data-game": game.gameId, "data-state": String(game.state) },
-        `${game.gameType} \u00b7 ${STATES[game.state] ?? ""} \u00b7 ${game.seats.length} seats \u00b7 ${created} `);
+        `${game.gameType} \u00b7 ${game.state in STATES ? t(STATES[game.state]) : ""} \u00b7 ${t("seatsN", { n: game.seats.length })} \u00b7 ${created} `);
       const over = game.state === 3;
       const open = el("button", { type: "button", class: over ? "replay" : "watch" },
-        over ? "replay" : "watch") as HTMLButtonElement;
+        t(over ? "replayButton" : "watch")) as HTMLButtonElement;
       open.addEventListener("click", () => void (over ? replay(game.gameId)
         : sit({ gameId: game.gameId, seat: SPECTATOR, token: "" })));
       item.append(open);
       return item;
     }));
-    if (!reply.games.length) list.append(el("li", {}, "No games yet."));
+    if (!reply.games.length) list.append(el("li", {}, t("noGames")));
   } catch (error) {
     list.replaceChildren(el("li", {}, error instanceof ConnectError && error.code === Code.Unauthenticated
-      ? "Listing games needs a service key on this service." : "The games could not be listed."));
+      ? t("needsKey") : t("listFailed")));
   }
 }
 
@@ -786,12 +795,12 @@ function drawSeatTypes(): void {
   const box = $("seat-types");
   box.replaceChildren();
   for (let index = 0; index < SEATS[game]; index += 1) {
-    const label = el("label", {}, `Seat ${index} `);
+    const label = el("label", {}, `${t("seatLabel")} ${index} `);
     const select = el("select", { class: "seat-type", "data-seat": String(index) }) as HTMLSelectElement;
-    const kinds = [["HUMAN", "person"], ["BOT_HEURISTIC", "heuristic bot"], ["BOT_SEARCH", "search bot"],
-      ["BOT_RANDOM", "random bot"]];
+    const kinds: [string, Key][] = [["HUMAN", "person"], ["BOT_HEURISTIC", "heuristicBot"],
+      ["BOT_SEARCH", "searchBot"], ["BOT_RANDOM", "randomBot"]];
     for (const [value, text] of kinds) {
-      select.append(el("option", { value }, text));
+      select.append(el("option", { value }, t(text)));
     }
     select.value = index === 0 ? "HUMAN" : "BOT_HEURISTIC";
     label.append(select);
@@ -874,12 +883,12 @@ async function createGame(event: Event): Promise<void> {
     for (const token of tokens) {
       // The token is a secret: never shown as text, only carried by the seat's invite link.
       const link = `${window.location.origin}${window.location.pathname}#${new URLSearchParams({ game: reply.gameId, seat: String(token.seat), token: token.token })}`;
-      const item = el("li", { "data-seat": String(token.seat), "data-link": link }, `seat ${token.seat}: `);
-      const copy = el("button", { type: "button", class: "invite" }, "copy invite link") as HTMLButtonElement;
+      const item = el("li", { "data-seat": String(token.seat), "data-link": link }, `${t("seat", { n: token.seat })}: `);
+      const copy = el("button", { type: "button", class: "invite" }, t("copyInvite")) as HTMLButtonElement;
       copy.addEventListener("click", () => {
-        void navigator.clipboard?.writeText(link).then(() => { copy.textContent = "copied"; });
+        void navigator.clipboard?.writeText(link).then(() => { copy.textContent = t("copied"); });
       });
-      item.append(copy, " ", el("a", { href: link, target: "_blank" }, "open in a new tab"));
+      item.append(copy, " ", el("a", { href: link, target: "_blank" }, t("openTab")));
       list.append(item);
     }
     info.after(list);
@@ -897,6 +906,32 @@ function joinGame(event: Event): void {
     token: ($("join-token") as HTMLInputElement).value.trim(),
   });
 }
+
+// The page's fixed words (data-i18n) in the chosen language; what is drawn follows on redraw.
+function translateStatic(): void {
+  document.querySelectorAll<HTMLElement>("[data-i18n]").forEach((node) => {
+    node.textContent = t(node.dataset.i18n as Key);
+  });
+  document.querySelectorAll<HTMLInputElement>("[data-i18n-placeholder]").forEach((node) => {
+    node.placeholder = t(node.dataset.i18nPlaceholder as Key);
+  });
+  document.title = t("title");
+}
+
+function chooseLanguage(next: Language): void {
+  setLanguage(next);
+  translateStatic();
+  drawSeatTypes();
+  void listGames();
+  if (frames.length) showFrame(frameAt); else render();
+}
+
+const switcher = $("language") as HTMLSelectElement;
+LANGUAGES.forEach((code) => switcher.append(el("option", { value: code }, LANGUAGE_NAMES[code])));
+switcher.value = startingLanguage();
+setLanguage(switcher.value as Language);
+translateStatic();
+switcher.addEventListener("change", () => chooseLanguage(switcher.value as Language));
 
 $("game-type").addEventListener("change", () => { drawSeatTypes(); drawOptions(); });
 void loadGameTypes();
