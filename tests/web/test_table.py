@@ -6,12 +6,17 @@ import time
 from collections.abc import Callable
 
 import pytest
+from cardengine.v1 import cards_pb2, engine_service_pb2_grpc, game_pb2
+from cardengine.v1 import engine_service_pb2 as api
 
+from tests.service.rpc_helpers import token_md
 from tests.web.table import Table, wait_for
 
 pytestmark = pytest.mark.service
 
 BOT = "BOT_HEURISTIC"
+HUMAN = game_pb2.PLAYER_TYPE_HUMAN
+HEUR = game_pb2.PLAYER_TYPE_BOT_HEURISTIC
 MAX_MOVES = 600
 
 
@@ -159,3 +164,30 @@ def test_a_wrong_seat_token_is_refused_with_its_explanation(
     error = wait_for("the refusal", lambda: second.error()["shown"] and second.error())
     assert error["reason"] == "TOKEN_INVALID", error
     assert len(error["shown"].splitlines()) >= 2, "the reason and the localized explanation"
+
+
+def test_guandan_marks_the_wild_cards_g_r5(
+    open_table: Callable[[], Table], stub: engine_service_pb2_grpc.EngineServiceStub
+) -> None:
+    """G-R5: the level's hearts are wild; the page marks them, and no other card."""
+    for seed in range(1, 40):  # bounded: a deal where seat 0 holds a two of hearts
+        created = stub.CreateGame(
+            api.CreateGameRequest(game_type="guandan", seats=[HUMAN] + [HEUR] * 3, seed=seed)
+        )
+        token = created.seat_tokens[0].token
+        hand = stub.GetGameView(
+            api.GetGameViewRequest(game_id=created.game_id, seat=0), metadata=token_md(token)
+        ).view.guandan.hand
+        if any(c.rank == cards_pb2.RANK_TWO and c.suit == cards_pb2.SUIT_HEARTS for c in hand):
+            break
+    else:
+        pytest.fail("no deal of seeds 1..39 gave seat 0 a two of hearts")
+    table = open_table()
+    table.join(created.game_id, 0, token)
+    wait_for("the hand", lambda: table.elements("#hand .card"))
+    marked = {
+        card.get_attribute("data-card"): "wild" in (card.get_attribute("class") or "")
+        for card in table.elements("#hand .card")
+    }
+    assert marked.pop("2H") is True
+    assert not any(marked.values()), marked

@@ -101,6 +101,7 @@ const WORDS = {
   cardPoints: ["card points", "puntos de cartas", "points de cartes", "Kartenpunkte", "kaartpunten"],
   levelRow: ["level", "nivel", "niveau", "Stufe", "niveau"],
   cardsLeft: ["cards left", "cartas restantes", "cartes restantes", "Karten übrig", "kaarten over"],
+  wild: ["wild card", "comodín", "carte joker", "Joker-Karte", "wildcard"],
 } satisfies Record<string, Words>;
 
 export type Key = keyof typeof WORDS;

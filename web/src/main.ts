@@ -88,7 +88,18 @@ function cardCode(card: Card): string {
 function cardNode(card: Card, tag = "span"): HTMLElement {
   const [code, shown, red] = cardJson(toJson(CardSchema, card)) ?? ["?", "?", false];
   const node = el(tag, { class: red ? "card red" : "card", "data-card": code }, shown);
+  if (isWild(card)) {  // G-R5: marked wherever it is, in the hand and in the plays
+    node.classList.add("wild");
+    node.setAttribute("title", t("wild"));
+    node.setAttribute("aria-label", `${shown}, ${t("wild")}`);
+  }
   return node;
+}
+
+// G-R5: in Guandan the two hearts of the level rank are wild.
+const HEARTS_SUIT = 4;
+function isWild(card: Card): boolean {
+  return view?.game.case === "guandan" && card.suit === HEARTS_SUIT && card.rank === view.game.value.level;
 }
 
 const words = (name: string): string => name.replace(/([A-Z])/g, " $1").toLowerCase();
