@@ -47,5 +47,6 @@ def test_a_game_in_french_and_its_refusal_explained_in_french(
     table.elements("#hand button.unplayable")[0].click()
     error = wait_for("the refusal", lambda: table.error()["shown"] and table.error())
     explanation = error["shown"].splitlines()[0]
-    assert "couleur" in explanation.lower(), explanation  # H-R4 in French: follow the suit
+    # The service's explanation, in French: "... Règle H-R4 : ..." (whichever rule refused it).
+    assert f"Règle {error['rule_id']}" in explanation, explanation
     assert table.browser.find_element("id", "language").get_attribute("value") == "fr"
