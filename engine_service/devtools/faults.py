@@ -57,6 +57,8 @@ from engine_service.store.keys import game_key
 WARM_UP = 0.5
 """Seconds of load left out of the calls-per-second figure (connections, first games)."""
 DURABLE = ("everysec", "always")
+ALLOWED = frozenset({"OK", *RETRIED})
+"""The codes a scenario's clients may see: success, and what they retry."""
 CLUSTER_NODE_TIMEOUT_MS = 1000
 """How long cluster nodes wait before they call a silent master failing (Redis's default: 15 s)."""
 CHANNELS = 4
@@ -100,16 +102,18 @@ class Outcome:
     fault_seconds: float
     verdict: Verdict
     expected_loss: bool = False
-    allowed: frozenset[str] = frozenset({"OK", *RETRIED})
     engine_logs: list[str] = field(default_factory=list)
 
     def problems(self) -> list[str]:
         """Each broken promise, in words; empty when the scenario passed."""
         found: list[str] = []
         codes = {key.split(":")[1] for key in self.during + self.after}
+        allowed = set(ALLOWED)
+        if self.expected_loss and self.verdict.games_lost:
+            allowed.add("NOT_FOUND")  # a game lost where loss is reported: calls on it find none
         if forbidden := codes & NEVER:
             found.append(f"clients saw {sorted(forbidden)}")
-        if unexpected := codes - self.allowed - NEVER:
+        if unexpected := codes - allowed - NEVER:
             found.append(f"unexpected codes {sorted(unexpected)}")
         if self.recovery_seconds is None:
             found.append("no call succeeded after the fault")
@@ -235,9 +239,7 @@ async def redis_kill(folder: Path, persistence: str, timing: Timing, workers: in
             lambda _: server.kill(),
             server.start,
         )
-    if persistence not in DURABLE:
-        outcome.expected_loss = True
-        outcome.allowed |= {"NOT_FOUND"}  # the games were in memory only
+    outcome.expected_loss = persistence not in DURABLE  # the games were in memory only
     return outcome
 
 
@@ -311,10 +313,6 @@ async def _failover(
             failover.wait_promoted,
         )
     outcome.expected_loss = wait_replicas == 0
-    if outcome.expected_loss and outcome.verdict.games_lost:
-        # A game its master acknowledged but had not yet sent to the replica promoted is gone
-        # with the master: calls on it read NOT_FOUND, as the loss they report says.
-        outcome.allowed |= {"NOT_FOUND"}
     return outcome
 
 

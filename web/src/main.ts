@@ -592,27 +592,27 @@ function render(): void {
   // Dimmed cards mean "not playable now": while no card is (bidding, waiting), none is dimmed.
   handBox.classList.toggle("resting", playable.size === 0 && !choice
     && !(mine && game.case === "guandan"));
+  // A card picked or put back on click: up to ``limit`` of them (the pass's count).
+  const pickable = (node: HTMLButtonElement, index: number, kind: string, limit: number): void => {
+    node.classList.add(kind);
+    node.classList.toggle("selected", chosen.has(index));
+    node.addEventListener("click", () => {
+      if (chosen.has(index)) chosen.delete(index);
+      else if (chosen.size < limit) chosen.add(index);
+      render();
+    });
+  };
+  const spread = Math.min(3, 40 / Math.max(1, hand.length));
   hand.forEach((card, index) => {
     const node = cardNode(card, "button") as HTMLButtonElement;
     const code = cardCode(card);
     const action = playable.get(code);
     if (choice) {
-      node.classList.add("choosable");
-      node.classList.toggle("selected", chosen.has(index));
+      pickable(node, index, "choosable", choice.count);
       node.disabled = busy;
-      node.addEventListener("click", () => {
-        if (chosen.has(index)) chosen.delete(index);
-        else if (chosen.size < choice.count) chosen.add(index);
-        render();
-      });
-    } else if (mine && game.case === "guandan" && !busy && !choice) {
+    } else if (mine && game.case === "guandan" && !busy) {
       // Guandan: cards are picked, then played as one of the plays they make.
-      node.classList.add("pickable");
-      node.classList.toggle("selected", chosen.has(index));
-      node.addEventListener("click", () => {
-        if (chosen.has(index)) chosen.delete(index); else chosen.add(index);
-        render();
-      });
+      pickable(node, index, "pickable", Infinity);
     } else if (action && !busy) {
       node.classList.add("playable");
       node.addEventListener("click", () => void submit(action));
@@ -626,7 +626,6 @@ function render(): void {
     } else {
       node.disabled = true;
     }
-    const spread = Math.min(3, 40 / Math.max(1, hand.length));
     node.style.setProperty("--tilt", `${((index - (hand.length - 1) / 2) * spread).toFixed(2)}deg`);
     handBox.append(node);
   });
