@@ -12,7 +12,7 @@ PY := $(VENV)/bin/python
 #> ENGINE_METRICS_PORT    Prometheus metrics of the first server process, +1 for each next (9464)
 #> REDIS_URL              the Redis to use (unset: make run starts one under var/redis)
 #> ENGINE_LOCAL_REDIS_PORT  the port of that local Redis (6390)
-#> GAME, BOTS, PARTNER    make play's game and bot levels; QUICK=1 and BASELINE=<commit> for benchmarks
+#> GAME, BOTS, PARTNER    make play's game and bot levels (LANGUAGE=fr: its words); QUICK=1 and BASELINE=<commit> for benchmarks
 ENGINE_ADDRESS ?= 127.0.0.1:50051
 ENGINE_WEB_PORT ?= 8080
 GAME ?= hearts
@@ -244,8 +244,8 @@ format: setup ## apply ruff's fixes and formatting
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-play: setup ## play $(GAME) in the terminal against bots (BOTS=, PARTNER= levels; starts a local service unless ENGINE_ADDRESS is set)
-	$(PY) -m engine_service.devtools.play --game $(GAME) $(if $(BOTS),--bots $(BOTS)) $(if $(PARTNER),--partner $(PARTNER))
+play: setup ## play $(GAME) in the terminal against bots (BOTS=, PARTNER= levels, LANGUAGE=; starts a local service unless ENGINE_ADDRESS is set)
+	$(PY) -m engine_service.devtools.play --game $(GAME) $(if $(BOTS),--bots $(BOTS)) $(if $(PARTNER),--partner $(PARTNER)) $(if $(LANGUAGE),--language $(LANGUAGE))
 
 $(BENCH_STAMP): $(VENV_STAMP)
 	$(SYNC) --extra dev --extra bench

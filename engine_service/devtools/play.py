@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"{CLOCK_VARIABLE} must be a number of seconds")
     with contextlib.ExitStack() as stack:
         address = os.environ.get(ADDRESS_VARIABLE) or stack.enter_context(local_service())
-        return run(address, args.game, args.seed, clock, args.bots, args.partner)
+        return run(address, args.game, args.seed, clock, args.bots, args.partner, args.language)
 
 
 if __name__ == "__main__":

@@ -238,7 +238,7 @@ def test_the_terminal_tells_table_events_in_words(engine_address: str) -> None:
                     told += [terminal.describe_event(item.view, e) for e in item.events]
     assert "seat 0 ran out of time; a random bot makes the move" in told
     assert any(re.fullmatch(r"seat 1 left; a (random|heuristic) bot plays on", t) for t in told)
-    assert "seat 1 was handed to a human" in told
+    assert "seat 1 was handed to a person" in told
     assert "seat 0 got a new token; the old one no longer works" in told
     assert "the game was ended early: the café closed" in told
     outcome = render_outcome(ended)

@@ -133,7 +133,7 @@ def run_module(module: str, args: list[str], env: dict[str, str]) -> subprocess.
 def test_every_event_of_the_stream_is_told_once_in_order(engine_address, monkeypatch):
     told = []
 
-    def recording(view, event):
+    def recording(view, event, language=None):
         told.append((view.version, event.SerializeToString()))
         return f"EVENT {len(told)}"
 
@@ -191,6 +191,18 @@ def test_the_terminal_command_plays_against_a_target(engine_address):
     done = run_module("cardengine_client.terminal", ["--target", engine_address, "--seed", "5"], {})
     assert done.returncode == 0, done.stderr
     assert "Game over." in done.stdout
+
+
+def test_language_words_the_events_refusals_and_result(engine_address):
+    """``--language de``: the events from the shared catalogue, the service's texts in German."""
+    done = run_module(
+        "cardengine_client.terminal",
+        ["--target", engine_address, "--seed", "5", "--language", "de"],
+        {},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Platz 0 (du) spielte " in done.stdout
+    assert "Spiel vorbei, gewonnen von " in done.stdout
 
 
 def test_make_play_uses_engine_address_when_set(engine_address):

@@ -10,7 +10,7 @@ import pytest
 from cardengine.v1 import game_pb2, hearts_pb2
 from cardengine_client import hearts_pass, hearts_play, parse_cards
 from cardengine_client.errors import FieldViolation, IllegalAction, InvalidArgument
-from cardengine_client.terminal import describe_rejection, move_prompt
+from cardengine_client.terminal import describe_event, describe_rejection, move_prompt
 from cardengine_client.text import (
     describe_action,
     parse_action,
@@ -18,7 +18,7 @@ from cardengine_client.text import (
     render_outcome,
     render_view,
 )
-from cardengine_client.text.hearts import describe_hearts_event, render_hand
+from cardengine_client.text.hearts import render_hand
 
 from engine_service.api.messages import encode_view
 from engine_service.app.play import seat_view
@@ -300,7 +300,7 @@ def hearts_event(**fields) -> game_pb2.GameEvent:
                     seat=0, cards=parse_cards(["QS", "2C", "AH"]), to_seat=1
                 )
             },
-            "you passed 2C QS AH to seat 1",
+            "seat 0 (you) passed 2C QS AH to seat 1",
         ),
         (
             {
@@ -308,7 +308,7 @@ def hearts_event(**fields) -> game_pb2.GameEvent:
                     seat=0, cards=parse_cards(["3D"]), from_seat=3
                 )
             },
-            "you received 3D from seat 3",
+            "seat 0 (you) received 3D from seat 3",
         ),
         (
             {"card_played": hearts_pb2.HeartsCardPlayed(seat=1, card=parse_cards(["QS"])[0])},
@@ -324,7 +324,7 @@ def hearts_event(**fields) -> game_pb2.GameEvent:
                     number=5, trick=taken(3, "5S 6S QS 4S", 1, 13)
                 )
             },
-            "trick 5: seat 3 5S, you 6S, seat 1 QS, seat 2 4S -> won by seat 1 (13 pts)",
+            "trick 5: 5S 6S QS 4S, taken by seat 1 (13 points)",
         ),
         (
             {"lead_passed": hearts_pb2.HeartsLeadPassed(seat=2, to_seat=3)},
@@ -336,7 +336,7 @@ def hearts_event(**fields) -> game_pb2.GameEvent:
                     hand_number=0, scores=[13, 0, 13, 13], moon_shooter=1
                 )
             },
-            "hand 1 scored you 13, seat 1 0, seat 2 13, seat 3 13 (seat 1 shot the moon)",
+            "hand 1 scored: seat 0 (you) 13, seat 1 0, seat 2 13, seat 3 13 (seat 1 shot the moon)",
         ),
         (
             {
@@ -352,14 +352,14 @@ def hearts_event(**fields) -> game_pb2.GameEvent:
                     seat=0, hand_number=1, cards=parse_cards(["AH", "2C"])
                 )
             },
-            "you got clubs 2C | hearts AH",
+            "seat 0 (you) got 2C AH",
         ),
-        ({"game_over": hearts_pb2.HeartsGameOver(winners=[3])}, "game over: seat 3 won"),
-        ({}, "hearts event (empty)"),
+        ({"game_over": hearts_pb2.HeartsGameOver(winners=[3])}, "game over, won by seat 3"),
+        ({}, ""),
     ],
 )
 def test_h_r17_each_hearts_event_is_told_as_a_sentence(fields, text):
-    assert describe_hearts_event(hearts_view(), hearts_event(**fields)) == text
+    assert describe_event(hearts_view(), hearts_event(**fields)) == text
 
 
 def test_the_move_prompt_says_that_help_and_quit_are_accepted():

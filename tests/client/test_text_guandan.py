@@ -21,8 +21,14 @@ from cardengine_client import (
     parse_reading,
 )
 from cardengine_client.terminal import _human_vs_bots, play
-from cardengine_client.text import describe_action, parse_action, render_menu, render_view
-from cardengine_client.text.guandan import GUANDAN_TEXT, render_hand
+from cardengine_client.text import (
+    describe_action,
+    describe_event,
+    parse_action,
+    render_menu,
+    render_view,
+)
+from cardengine_client.text.guandan import render_hand
 
 from engine_service.api.messages import encode_view
 from engine_service.app.play import seat_view
@@ -267,63 +273,61 @@ def test_events_are_told_as_short_sentences():
         seat=1, cards=parse_cards(["9C", "9S"]), reading=reading("pair:9:2")
     )
     told = {
-        "cards_played": (played, "seat 1 plays pair of nines: 9C 9S"),
-        "turn_passed": (guandan_pb2.GuandanTurnPassed(seat=0), "you pass"),
+        "cards_played": (played, "seat 1 played a pair: 9C 9S"),
+        "turn_passed": (guandan_pb2.GuandanTurnPassed(seat=0), "seat 0 (you) passed"),
         "trick_won": (
             guandan_pb2.GuandanTrickWon(winner=1, leader=3),
-            "seat 1 wins the round; seat 3 to lead",
+            "seat 1 won the round; seat 3 leads",
         ),
         "player_finished": (
             guandan_pb2.GuandanPlayerFinished(seat=2, place=1),
-            "seat 2 is out, 1st",
+            "seat 2 went out, place 1",
         ),
         "deal_ended": (
             guandan_pb2.GuandanDealEnded(
                 deal_number=2, order=[0, 2], team=0, steps=3, levels=[LEVEL_SEVEN, 4]
             ),
-            "deal 3 over: you, seat 2; you & seat 2 up 3, levels 7-4",
+            "deal 3 ended: finishing order seat 0 (you), seat 2; seat 0 (you) & seat 2 go up 3",
         ),
         "level_changed": (
             guandan_pb2.GuandanLevelChanged(team=1, before=14, after=2),
-            "seat 1 & seat 3: level A -> 2",
+            "seat 1 & seat 3: level A → 2",
         ),
         "deal_started": (
             guandan_pb2.GuandanDealStarted(deal_number=3, level=LEVEL_SEVEN, declarer=0, leader=3),
-            "deal 4 dealt at level 7 (you & seat 2's); seat 3 leads",
+            "deal 4 at level 7 (seat 0 (you) & seat 2); seat 3 leads",
         ),
         "cards_dealt": (
             guandan_pb2.GuandanCardsDealt(seat=0, cards=parse_cards(["7H", "3C"])),
-            "you are dealt 3C 7H  (wild 7H)",
+            "seat 0 (you) got 3C 7H*",
         ),
         "tribute_paid": (
             guandan_pb2.GuandanTributePaid(payer=1, receiver=0, card=parse_card("RJ")),
-            "seat 1 pays RJ to you",
+            "seat 1 paid RJ in tribute to seat 0 (you)",
         ),
         "anti_tribute": (
             guandan_pb2.GuandanAntiTribute(payers=[1, 3], red_joker_holders=[3, 3]),
-            "no tribute: the payers hold both red jokers (red jokers: seat 3, seat 3)",
+            "no tribute: seat 1, seat 3 hold both red jokers",
         ),
         "return_chosen": (
             guandan_pb2.GuandanReturnChosen(returner=0, payer=1, card=parse_card("4C")),
-            "you will return 4C",
+            "seat 0 (you) will return 4C to seat 1",
         ),
         "card_returned": (
             guandan_pb2.GuandanCardReturned(returner=2, payer=3, card=parse_card("5D")),
-            "seat 2 returns 5D to seat 3",
+            "seat 2 returned 5D to seat 3",
         ),
         "match_over": (
             guandan_pb2.GuandanMatchOver(winners=[1, 3]),
-            "match over: seat 1, seat 3 win",
+            "match over, won by seat 1, seat 3",
         ),
     }
     assert set(told) == {f.name for f in guandan_pb2.GuandanEvent.DESCRIPTOR.fields}
     for kind, (message, text) in told.items():
-        assert GUANDAN_TEXT.describe_event(view, guandan_event(**{kind: message})) == text
+        assert describe_event(view, guandan_event(**{kind: message})) == text
     mine = guandan_pb2.GuandanCardsPlayed(seat=0, cards=played.cards, reading=played.reading)
-    assert GUANDAN_TEXT.describe_event(view, guandan_event(cards_played=mine)).startswith(
-        "you play "
-    )
-    assert GUANDAN_TEXT.describe_event(view, guandan_event()) == "guandan event (empty)"
+    assert describe_event(view, guandan_event(cards_played=mine)).startswith("seat 0 (you) played ")
+    assert describe_event(view, guandan_event()) is None
 
 
 def test_an_anti_tribute_names_the_red_joker_holders_g_r33():

@@ -234,31 +234,34 @@ EVENT_TEXTS = [
     ),
     (
         {"trump_fixed": K.KlaberjassTrumpFixed(suit=cards_pb2.SUIT_SPADES, maker=0)},
-        "trump is spades, chosen by you",
+        "trump is spades, chosen by seat 0 (you)",
     ),
-    ({"deal_thrown_in": K.KlaberjassDealThrownIn(deal_number=3, dealer=1)}, "deal 4 is thrown in"),
+    (
+        {"deal_thrown_in": K.KlaberjassDealThrownIn(deal_number=3, dealer=1)},
+        "deal 4 is thrown in: both passed twice",
+    ),
     (
         {"deal_started": K.KlaberjassDealStarted(deal_number=4, dealer=0, turn_up=card("9C"))},
-        "deal 5 by you, turn-up 9C",
+        "deal 5 dealt by seat 0 (you), turn-up 9C",
     ),
     (
         {"cards_dealt": K.KlaberjassCardsDealt(seat=0, cards=parse_cards(["AH", "7C", "KH"]))},
-        "you got clubs 7C | hearts KH AH",
+        "seat 0 (you) got 7C KH AH",
     ),
     ({"bottom_shown": K.KlaberjassBottomShown(card=card("8S"))}, "bottom of the stock: 8S"),
     (
         {"dix_swapped": K.KlaberjassDixSwapped(seat=1, taken=card("AD"), seven=card("7D"))},
         "seat 1 swapped 7D for AD",
     ),
-    ({"dix_kept": K.KlaberjassDixKept(seat=0)}, "you kept"),
+    ({"dix_kept": K.KlaberjassDixKept(seat=0)}, "seat 0 (you) did not swap the dix"),
     ({"card_played": K.KlaberjassCardPlayed(seat=1, card=card("QD"))}, "seat 1 played QD"),
     (
         {"bella_scored": K.KlaberjassBellaScored(seat=0, suit=cards_pb2.SUIT_HEARTS, points=20)},
-        "bella for you (+20)",
+        "bella for seat 0 (you) (+20)",
     ),
     (
         {"trick_taken": K.KlaberjassTrickTaken(number=9, trick=taken(0, "AC 7C", 0, 21))},
-        "trick 9: you AC, seat 1 7C -> won by you (+21)",
+        "trick 9: AC 7C, taken by seat 0 (you) (21 points)",
     ),
     (
         {
@@ -268,7 +271,7 @@ EVENT_TEXTS = [
                 )
             )
         },
-        "sequences: seat 1 scores 20 (7H 8H 9H)",
+        "seat 1 scores 20 for sequences: 7H 8H 9H",
     ),
     (
         {
@@ -276,9 +279,12 @@ EVENT_TEXTS = [
                 deal_number=0, maker=1, points=[81, 50], scores=[131, 0], maker_down=True
             )
         },
-        "deal 1 scored you 131, seat 1 0, the maker went down",
+        "deal 1 scored: seat 0 (you) 131, seat 1 0; the maker went down",
     ),
-    ({"game_over": K.KlaberjassGameOver(winners=[1], totals=[420, 512])}, "game over: seat 1 won"),
+    (
+        {"game_over": K.KlaberjassGameOver(winners=[1], totals=[420, 512])},
+        "game over, won by seat 1",
+    ),
 ]
 
 

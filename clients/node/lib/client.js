@@ -25,7 +25,9 @@ const protoLoader = require('@grpc/proto-loader');
 const {
   GameQuotaExceeded, QuotaExceeded, RateLimited, errorDetails, errorInfo, typedError,
 } = require('./errors');
-const { SERVICE_PROTO, cardengineProtosDir } = require('./protos');
+const fs = require('node:fs');
+const { eventText, pickLanguage } = require('./events');
+const { SERVICE_PROTO, cardengineProtosDir, catalogueFile } = require('./protos');
 
 const SEAT_TOKEN_KEY = 'x-seat-token';
 const ADMIN_TOKEN_KEY = 'x-admin-token';
@@ -506,6 +508,31 @@ class EngineClient {
   }
 }
 
+let catalogue = null;
+
+// The shared events' catalogue (lib/events.js), read once.
+function eventCatalogue() {
+  catalogue ??= JSON.parse(fs.readFileSync(catalogueFile(), 'utf8'));
+  return catalogue;
+}
+
+// A card as its code: 'QS', 'TH', 'RJ'.
+const RANK_CODES = {
+  RANK_TWO: '2', RANK_THREE: '3', RANK_FOUR: '4', RANK_FIVE: '5', RANK_SIX: '6', RANK_SEVEN: '7', RANK_EIGHT: '8',
+  RANK_NINE: '9', RANK_TEN: 'T', RANK_JACK: 'J', RANK_QUEEN: 'Q', RANK_KING: 'K', RANK_ACE: 'A',
+  RANK_BLACK_JOKER: 'BJ', RANK_RED_JOKER: 'RJ',
+};
+const cardCode = (card) => (RANK_CODES[card.rank] ?? '?') + (card.suit && card.suit !== 'SUIT_UNSPECIFIED' ? card.suit[5] : '');
+
+// One event (from a GameUpdate's events) as a sentence in one of the five languages, from the
+// catalogue the Python client and the browser table use too; null for an event newer than
+// the catalogue. Options: viewer (the seat called "you"), seats (the game's seat count, 4 by
+// default), language ('en' by default; 'fr-CH' counts as 'fr'), cardText (card => text; card
+// codes such as 'QS' by default).
+function describeEvent(event, { viewer, seats = 4, language = 'en', cardText = cardCode } = {}) {
+  return eventText(eventCatalogue(), event, { viewer, seats, language, cardText });
+}
+
 // new EngineClient(address, options).
 function createClient(address, options) {
   return new EngineClient(address, options);
@@ -521,8 +548,11 @@ module.exports = {
   SEAT_TOKEN_KEY,
   ADMIN_TOKEN_KEY,
   SERVICE_KEY_KEY,
+  cardCode,
   chooseCards,
   clockPolicy,
+  describeEvent,
+  pickLanguage: (wanted) => pickLanguage(eventCatalogue(), wanted),
   enumNumbers,
   errorDetails,
   errorInfo,

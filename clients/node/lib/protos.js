@@ -7,6 +7,8 @@
 // again, so inside the repository the loader reads the repository's protos/ and
 // node_modules/google-proto-files (a devDependency), never a stale copy.
 // CARDENGINE_PROTOS=/path/to/protos overrides where the cardengine protos are read from.
+// The events' wording (the catalogue clients/text/events.json, lib/events.js) is found the same
+// way: the packaged copy in text/, else the repository's.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -16,6 +18,9 @@ const PACKAGED_PROTOS = path.join(PACKAGE_DIR, 'protos');
 const REPO_PROTOS = path.resolve(PACKAGE_DIR, '..', '..', 'protos');
 const SERVICE_PROTO = 'cardengine/v1/engine_service.proto';
 const RPC_PROTOS = ['google/rpc/status.proto', 'google/rpc/error_details.proto'];
+
+const PACKAGED_CATALOGUE = path.join(PACKAGE_DIR, 'text', 'events.json');
+const REPO_CATALOGUE = path.resolve(PACKAGE_DIR, '..', 'text', 'events.json');
 
 const has = (dir, file) => fs.existsSync(path.join(dir, file));
 
@@ -41,4 +46,14 @@ function rpcProtosDir() {
   return dir;
 }
 
-module.exports = { PACKAGE_DIR, PACKAGED_PROTOS, REPO_PROTOS, SERVICE_PROTO, RPC_PROTOS, cardengineProtosDir, rpcProtosDir };
+// The events' catalogue file.
+function catalogueFile() {
+  const found = [PACKAGED_CATALOGUE, REPO_CATALOGUE].find((file) => fs.existsSync(file));
+  if (found === undefined) throw new Error(`cannot find the events' catalogue at ${PACKAGED_CATALOGUE} or ${REPO_CATALOGUE}`);
+  return found;
+}
+
+module.exports = {
+  PACKAGE_DIR, PACKAGED_PROTOS, REPO_PROTOS, SERVICE_PROTO, RPC_PROTOS, PACKAGED_CATALOGUE, REPO_CATALOGUE,
+  cardengineProtosDir, rpcProtosDir, catalogueFile,
+};

@@ -4,20 +4,23 @@
 //   node scripts/build.js copy    copy the protos an installed package needs into protos/
 //                                 (prepack): cardengine/v1/*.proto from the repository's
 //                                 protos/, google/rpc/{status,error_details}.proto from the
-//                                 google-proto-files package
+//                                 google-proto-files package, and the events' catalogue
+//                                 (clients/text/events.json) into text/
 //   node scripts/build.js types   generate types/generated/**.d.ts from those protos with
 //                                 @grpc/proto-loader's proto-loader-gen-types (then tsc, for
 //                                 declarations only); types/index.d.ts imports them
-//   node scripts/build.js clean   remove protos/ again (postpack), so that inside the
-//                                 repository the loader reads the repository's protos/
+//   node scripts/build.js clean   remove protos/ and text/ again (postpack), so that inside
+//                                 the repository the loader reads the repository's files
 // Steps run in the order given.
 
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { PACKAGE_DIR, PACKAGED_PROTOS, REPO_PROTOS, SERVICE_PROTO, RPC_PROTOS, cardengineProtosDir, rpcProtosDir } =
-  require('../lib/protos');
+const {
+  PACKAGE_DIR, PACKAGED_PROTOS, REPO_PROTOS, SERVICE_PROTO, RPC_PROTOS, PACKAGED_CATALOGUE, REPO_CATALOGUE,
+  cardengineProtosDir, rpcProtosDir,
+} = require('../lib/protos');
 
 const GENERATED = path.join(PACKAGE_DIR, 'types', 'generated');
 // The same representation lib/client.js loads the messages with.
@@ -39,7 +42,9 @@ function copy() {
     fs.mkdirSync(path.dirname(path.join(PACKAGED_PROTOS, file)), { recursive: true });
     fs.copyFileSync(path.join(rpc, file), path.join(PACKAGED_PROTOS, file));
   }
-  console.log(`copied the protos from ${source} and ${rpc} into ${PACKAGED_PROTOS}`);
+  fs.mkdirSync(path.dirname(PACKAGED_CATALOGUE), { recursive: true });
+  fs.copyFileSync(REPO_CATALOGUE, PACKAGED_CATALOGUE);
+  console.log(`copied the protos from ${source} and ${rpc} into ${PACKAGED_PROTOS}, the catalogue into ${PACKAGED_CATALOGUE}`);
 }
 
 function types() {
@@ -71,6 +76,7 @@ function types() {
 
 function clean() {
   fs.rmSync(PACKAGED_PROTOS, { recursive: true, force: true });
+  fs.rmSync(path.dirname(PACKAGED_CATALOGUE), { recursive: true, force: true });
 }
 
 const STEPS = { copy, types, clean };

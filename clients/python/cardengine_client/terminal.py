@@ -37,12 +37,13 @@ from cardengine_client.client import PLAYER_TYPES, Clock, EngineClient
 from cardengine_client.errors import Aborted, EngineError, IllegalAction, InvalidArgument
 from cardengine_client.text import (
     GAME_TEXTS,
-    describe_table_event,
+    LANGUAGES,
     parse_action,
     render_menu,
     render_outcome,
     render_view,
 )
+from cardengine_client.text import describe_event as catalogue_text
 from cardengine_client.text.common import seat_name
 
 MENU_LIMIT: Final = 20
@@ -215,21 +216,16 @@ def _has_content(event: game_pb2.GameEvent) -> bool:
     return game is not None and bool(getattr(event, game).ListFields())
 
 
-def describe_event(view: game_pb2.GameView, event: game_pb2.GameEvent) -> str:
-    """One event as text: the game's event formatter, for a game this client knows.
+def describe_event(
+    view: game_pb2.GameView, event: game_pb2.GameEvent, language: str | None = None
+) -> str:
+    """One event as a sentence in ``language`` (English by default), from the catalogue.
 
-    Table events (someone left, a clock ran out, ...) are told in words by
-    :func:`describe_table_event`, the same for every game. An event of a game this client does
-    not know (a newer server) is spelled out field by field by :func:`generic_event_text`,
-    which is always complete if not pretty.
+    The catalogue (:mod:`cardengine_client.text.events`) words every event the protos define,
+    table events included; an event newer than this client is spelled out field by field by
+    :func:`generic_event_text`, which is always complete if not pretty.
     """
-    game = event.WhichOneof("game")
-    if game == "table":
-        return describe_table_event(view, event.table)
-    text = GAME_TEXTS.get(game) if game else None
-    if text is None:
-        return generic_event_text(view, event)
-    return text.describe_event(view, event)
+    return catalogue_text(view, event, language or "en") or generic_event_text(view, event)
 
 
 _SEAT_FIELDS: Final = frozenset({"seat", "seats", "winner", "winners", "leader"})
@@ -311,10 +307,16 @@ class _Table:
     """The person's side of one game: tells each update, and plays the seat's turns."""
 
     def __init__(
-        self, client: EngineClient, seat: int, token: str, input_fn: InputFn, show: Show
+        self,
+        client: EngineClient,
+        seat: int,
+        token: str,
+        input_fn: InputFn,
+        show: Show,
+        language: str | None = None,
     ) -> None:
         self.client, self.seat, self.token = client, seat, token
-        self.input_fn, self.show = input_fn, show
+        self.input_fn, self.show, self.language = input_fn, show, language
         self.view: game_pb2.GameView | None = None
         self.lines: list[str] = []
         # The stream lags behind our own SubmitAction replies; act only on views this new.
@@ -345,7 +347,7 @@ class _Table:
         lines = _game_lines(view)
         if events:
             for event in events:
-                self.show(f"  {describe_event(view, event)}")
+                self.show(f"  {describe_event(view, event, self.language)}")
         elif self.view is not None and update.HasField("seat") and update.seat != self.seat:
             # No events to tell: show what changed on the table after another seat's move.
             before = set(self.lines)
@@ -386,6 +388,7 @@ def play(
     clock: float | None = None,
     bots: str = "heuristic",
     partner: str | None = None,
+    language: str | None = None,
 ) -> game_pb2.GameView:
     """Play one game of ``game_type`` as seat 0 against ``bots``; return the final view.
 
@@ -394,6 +397,7 @@ def play(
 
     With ``clock`` the person has that many seconds per decision (and a bank of as many
     again), after which the heuristic bot moves for them; the views show what is left.
+    Events are told in ``language`` (en, es, fr, de, nl; English by default).
 
     Raises:
         ValueError: the service does not host ``game_type``.
@@ -409,7 +413,7 @@ def play(
     turn_clock = Clock(clock, bank=clock, on_expiry="heuristic") if clock is not None else None
     created = client.create_game(game_type, seats, seed=seed, clock=turn_clock)
     seat, token = _seat_token(created)
-    table = _Table(client, seat, token, input_fn, show)
+    table = _Table(client, seat, token, input_fn, show, language)
     with client.watch(created.game_id, seat, token) as watch:
         for item in watch:
             if isinstance(item, engine_service_pb2.GameUpdate):
@@ -429,11 +433,23 @@ def run(
     clock: float | None = None,
     bots: str = "heuristic",
     partner: str | None = None,
+    language: str | None = None,
 ) -> int:
-    """Play one game on the service at ``target`` with stdin/stdout; the process exit status."""
+    """Play one game on the service at ``target`` with stdin/stdout; the process exit status.
+
+    ``language`` words the events and is asked of the service for refusals and results.
+    """
     try:
-        with EngineClient(target) as client:
-            play(client, game_type, seed=seed, clock=clock, bots=bots, partner=partner)
+        with EngineClient(target, language=language) as client:
+            play(
+                client,
+                game_type,
+                seed=seed,
+                clock=clock,
+                bots=bots,
+                partner=partner,
+                language=language,
+            )
     except (EOFError, KeyboardInterrupt):
         print("\nGoodbye.")
     except (ValueError, EngineError) as err:
@@ -448,11 +464,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--target", required=True, help="the service's HOST:PORT")
     add_game_arguments(parser)
     args = parser.parse_args(argv)
-    return run(args.target, args.game, args.seed, args.clock, args.bots, args.partner)
+    return run(
+        args.target, args.game, args.seed, args.clock, args.bots, args.partner, args.language
+    )
 
 
 def add_game_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--game``, ``--seed``, ``--clock``, ``--bots``, ``--partner``; ``make play`` shares them."""
+    """``--game``, ``--seed``, ``--clock``, ``--bots``, ``--partner``, ``--language``.
+
+    ``make play`` shares them.
+    """
     parser.add_argument("--game", default="hearts", help="the game type (default: hearts)")
     parser.add_argument(
         "--bots",
@@ -467,6 +488,11 @@ def add_game_arguments(parser: argparse.ArgumentParser) -> None:
         f"{DEFAULT_PARTNER})",
     )
     parser.add_argument("--seed", type=int, help="fix the shuffles, to replay a game")
+    parser.add_argument(
+        "--language",
+        choices=LANGUAGES,
+        help="the language of events, refusals and results (default: en)",
+    )
     parser.add_argument(
         "--clock",
         type=float,

@@ -14,11 +14,13 @@ from typing import Final
 from cardengine.v1 import game_pb2
 from google.protobuf import text_format
 
+from cardengine_client.cards import format_card
 from cardengine_client.text.common import GameText, player_label, seat_name, seat_names
+from cardengine_client.text.events import LANGUAGES, event_text, pick_language
 from cardengine_client.text.guandan import GUANDAN_TEXT
 from cardengine_client.text.hearts import HEARTS_TEXT
 from cardengine_client.text.klaberjass import KLABERJASS_TEXT
-from cardengine_client.text.table import describe_table_event, render_clocks
+from cardengine_client.text.table import render_clocks
 
 GAME_TEXTS: Final[Mapping[str, GameText]] = MappingProxyType(
     {"hearts": HEARTS_TEXT, "guandan": GUANDAN_TEXT, "klaberjass": KLABERJASS_TEXT}
@@ -70,6 +72,24 @@ def describe_action(action: game_pb2.Action) -> str:
     return text.describe(action)
 
 
+def describe_event(
+    view: game_pb2.GameView, event: game_pb2.GameEvent, language: str = "en"
+) -> str | None:
+    """One event as a sentence for the viewer of ``view``, from the shared catalogue.
+
+    ``None`` for an event the catalogue does not know (a server newer than this client).
+    """
+    game = view.WhichOneof("game")
+    text = GAME_TEXTS.get(game) if game else None
+    return event_text(
+        event,
+        view.viewer_seat if view.HasField("viewer_seat") else None,
+        seats=len(view.seats),
+        language=language,
+        card_text=(lambda card: text.card_text(view, card)) if text else format_card,
+    )
+
+
 def parse_action(view: game_pb2.GameView, typed: str) -> game_pb2.Action:
     """The action a player typed: a number from the menu of legal actions, or game text.
 
@@ -100,10 +120,12 @@ def render_menu(view: game_pb2.GameView) -> str:
 
 __all__ = [
     "GAME_TEXTS",
+    "LANGUAGES",
     "GameText",
     "describe_action",
-    "describe_table_event",
+    "describe_event",
     "parse_action",
+    "pick_language",
     "render_clocks",
     "render_menu",
     "render_outcome",

@@ -22,13 +22,14 @@ class GameText:
         describe: the short text of one of its actions, e.g. ``"play QS"``.
         parse: the action a player typed, judged against the view (e.g. its phase).
             Raises ValueError with a message meant for the player.
-        describe_event: one event of the game as a short sentence for the viewer of ``view``.
+        card_text: how a card is written in this game's events, for the viewer of ``view``
+            (Guandan marks the wild cards of the deal's level).
     """
 
     render: Callable[[game_pb2.GameView], list[str]]
     describe: Callable[[game_pb2.Action], str]
     parse: Callable[[game_pb2.GameView, str], game_pb2.Action]
-    describe_event: Callable[[game_pb2.GameView, game_pb2.GameEvent], str]
+    card_text: Callable[[game_pb2.GameView, cards_pb2.Card], str]
 
 
 _PLAYER_LABELS: Final = MappingProxyType(

@@ -7,7 +7,8 @@ current round, finishing order and tribute. From the end of a deal until the nex
 play, the deal just ended is shown too: its finish, the level change and why (the partner's
 place, G-R24; the ace rules G-R25 .. G-R27 where they applied) and its last round; once the
 match is over, the finish that won it (G-R26).
-Events (:func:`describe_guandan_event`) are told as short sentences as they arrive.
+Events are worded from the shared catalogue (:mod:`cardengine_client.text.events`); their
+cards are written as here, the wild ones marked.
 
 Plays are named as players say them, with their cards from weakest to strongest (a sequence
 along its run) and the wild cards marked ``*``: ``"full house, eights over two wilds: 8C 8D 8S
@@ -29,7 +30,6 @@ card without a verb is a return.
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import groupby
@@ -511,84 +511,9 @@ def parse_guandan(view: game_pb2.GameView, text: str) -> game_pb2.Action:
     return guandan_play(cards, reading)
 
 
-def _levels_text(levels: Sequence[int]) -> str:
-    return "-".join(level_name(level) for level in levels)
-
-
-def describe_guandan_event(view: game_pb2.GameView, event: game_pb2.GameEvent) -> str:
-    """One Guandan event as a short sentence, e.g. ``"seat 1 plays pair of nines: 9C 9S"``.
-
-    An event kind this client does not know yet is named by its field in ``GuandanEvent``.
-    """
-    guandan = event.guandan
-    kind = guandan.WhichOneof("event")
-    name = functools.partial(seat_name, view)
-
-    def does(seat: int, verb: str, you: str) -> str:
-        """``"seat 1 plays"`` but ``"you play"``."""
-        return f"{name(seat)} {you if name(seat) == 'you' else verb}"
-
-    if kind == "cards_played":
-        played = guandan.cards_played
-        play = describe_play(played.cards, played.reading, view.guandan.level)
-        return f"{does(played.seat, 'plays', 'play')} {play}"
-    if kind == "turn_passed":
-        return does(guandan.turn_passed.seat, "passes", "pass")
-    if kind == "trick_won":
-        won = guandan.trick_won
-        return f"{does(won.winner, 'wins', 'win')} the round; {name(won.leader)} to lead"
-    if kind == "player_finished":
-        out = guandan.player_finished
-        return f"{does(out.seat, 'is', 'are')} out, {_PLACES[out.place - 1]}"
-    if kind == "deal_ended":
-        ended = guandan.deal_ended
-        return (
-            f"deal {ended.deal_number + 1} over: {seat_names(view, ended.order)}; "
-            f"{_team_text(view, ended.team)} up {ended.steps}, levels {_levels_text(ended.levels)}"
-        )
-    if kind == "level_changed":
-        changed = guandan.level_changed
-        return (
-            f"{_team_text(view, changed.team)}: level {level_name(changed.before)}"
-            f" -> {level_name(changed.after)}"
-        )
-    if kind == "deal_started":
-        started = guandan.deal_started
-        return (
-            f"deal {started.deal_number + 1} dealt at level {level_name(started.level)} "
-            f"({_team_text(view, started.declarer)}'s); {name(started.leader)} leads"
-        )
-    if kind == "cards_dealt":
-        dealt = guandan.cards_dealt
-        return (
-            f"{does(dealt.seat, 'is', 'are')} dealt {render_hand(dealt.cards, view.guandan.level)}"
-        )
-    if kind == "tribute_paid":
-        paid = guandan.tribute_paid
-        return (
-            f"{does(paid.payer, 'pays', 'pay')} {format_card(paid.card)} to {name(paid.receiver)}"
-        )
-    if kind == "anti_tribute":
-        holders = guandan.anti_tribute.red_joker_holders
-        shown = f" (red jokers: {seat_names(view, holders)})" if holders else ""
-        return f"no tribute: the payers hold both red jokers{shown}"
-    if kind == "return_chosen":
-        chosen = guandan.return_chosen
-        return f"{name(chosen.returner)} will return {format_card(chosen.card)}"
-    if kind == "card_returned":
-        returned = guandan.card_returned
-        return (
-            f"{does(returned.returner, 'returns', 'return')} {format_card(returned.card)}"
-            f" to {name(returned.payer)}"
-        )
-    if kind == "match_over":
-        return f"match over: {seat_names(view, guandan.match_over.winners)} win"
-    return f"guandan event {kind or '(empty)'}"
-
-
 GUANDAN_TEXT: Final = GameText(
     render=render_guandan,
     describe=describe_guandan,
     parse=parse_guandan,
-    describe_event=describe_guandan_event,
+    card_text=lambda view, card: card_text(card, view.guandan.level),
 )

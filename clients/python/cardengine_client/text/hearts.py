@@ -5,7 +5,7 @@ by suit, the tricks already played this hand, the trick in progress and the last
 that just ended (its last trick and scores, until the next hand's first card, with the hearts
 and the queen each seat took and what a shot moon did, H-R10/H-R11; once the game is over, the
 same for its last hand), and the scores.
-Events (:func:`describe_hearts_event`) are told as short sentences as they arrive. Typed
+Events are worded from the shared catalogue (:mod:`cardengine_client.text.events`). Typed
 moves are card codes:
 three cards while passing (``"2C 3C AH"``), one card while playing (``"QS"``); an explicit
 verb (``"pass ..."``, ``"play ..."``) overrides the phase, so a player can send a move the
@@ -14,7 +14,6 @@ service will refuse and see which rule forbids it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Final
 
@@ -231,61 +230,9 @@ def parse_hearts(view: game_pb2.GameView, text: str) -> game_pb2.Action:
     return hearts_play(codes[0])
 
 
-def describe_hearts_event(view: game_pb2.GameView, event: game_pb2.GameEvent) -> str:
-    """One Hearts event as a short sentence, e.g. ``"seat 2 takes the trick (13 pts)"``.
-
-    An event kind this client does not know yet is named by its field in ``HeartsEvent``.
-    """
-    hearts = event.hearts
-    kind = hearts.WhichOneof("event")
-
-    def name(seat: int) -> str:
-        return seat_name(view, seat)
-
-    def cards(listed: Sequence[cards_pb2.Card]) -> str:
-        return format_cards(sorted(listed, key=card_sort_key))
-
-    if kind == "pass_made":
-        return f"{name(hearts.pass_made.seat)} chose a pass"
-    if kind == "cards_passed":
-        passed = hearts.cards_passed
-        return f"{name(passed.seat)} passed {cards(passed.cards)} to {name(passed.to_seat)}"
-    if kind == "cards_received":
-        got = hearts.cards_received
-        return f"{name(got.seat)} received {cards(got.cards)} from {name(got.from_seat)}"
-    if kind == "card_played":
-        return f"{name(hearts.card_played.seat)} played {format_card(hearts.card_played.card)}"
-    if kind == "hearts_broken":
-        return f"hearts are broken ({format_card(hearts.hearts_broken.card)})"
-    if kind == "trick_taken":
-        taken = hearts.trick_taken
-        return f"trick {taken.number}: {render_taken(view, taken.trick)}"
-    if kind == "lead_passed":
-        moved = hearts.lead_passed
-        return f"{name(moved.seat)} holds only hearts; {name(moved.to_seat)} leads"
-    if kind == "hand_scored":
-        scored = hearts.hand_scored
-        line = f"hand {scored.hand_number + 1} scored " + ", ".join(
-            f"{name(seat)} {score}" for seat, score in enumerate(scored.scores)
-        )
-        if scored.HasField("moon_shooter"):
-            line += f" ({name(scored.moon_shooter)} shot the moon)"
-        return line
-    if kind == "hand_dealt":
-        dealt = hearts.hand_dealt
-        direction = _PASS_STEPS.get(dealt.pass_direction)
-        passing = f"passing {direction[0]}" if direction else "no passing"
-        return f"hand {dealt.hand_number + 1} dealt, {passing}"
-    if kind == "cards_dealt":
-        return f"{name(hearts.cards_dealt.seat)} got {render_hand(list(hearts.cards_dealt.cards))}"
-    if kind == "game_over":
-        return f"game over: {', '.join(map(name, hearts.game_over.winners))} won"
-    return f"hearts event {kind or '(empty)'}"
-
-
 HEARTS_TEXT: Final = GameText(
     render=render_hearts,
     describe=describe_hearts,
     parse=parse_hearts,
-    describe_event=describe_hearts_event,
+    card_text=lambda _view, card: format_card(card),
 )

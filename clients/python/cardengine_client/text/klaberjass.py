@@ -8,7 +8,7 @@ cards, the bidding, trump and maker, the viewer's hand grouped by suit, the tric
 and every trick taken so far this deal, sequences and bella, and the scores. Typed moves:
 ``pass``, ``trump H`` (or just ``hearts``), ``swap`` / ``keep`` (or ``dix swap``) for the dix,
 and a card such as ``KH`` to play it, optionally followed by ``no-bella`` or ``no-sequences``.
-Events (:func:`describe_klaberjass_event`) are told as short sentences as they arrive.
+Events are worded from the shared catalogue (:mod:`cardengine_client.text.events`).
 Nothing is checked against the rules here: the service judges, and a refusal names the rule.
 """
 
@@ -351,62 +351,9 @@ def parse_klaberjass(_view: game_pb2.GameView, text: str) -> game_pb2.Action:
     return _parse_play(words)
 
 
-def describe_klaberjass_event(view: game_pb2.GameView, event: game_pb2.GameEvent) -> str:
-    """One Klaberjass event as a short sentence, e.g. ``"trick 3: you AS, seat 1 7S -> ..."``.
-
-    An event kind this client does not know yet is named by its field in ``KlaberjassEvent``.
-    """
-    told = event.klaberjass
-    kind = told.WhichOneof("event")
-
-    def name(seat: int) -> str:
-        return seat_name(view, seat)
-
-    if kind == "bid_made":
-        return _bid_text(view, told.bid_made.bid)
-    if kind == "trump_fixed":
-        fixed = told.trump_fixed
-        return f"trump is {suit_name(fixed.suit)}, chosen by {name(fixed.maker)}"
-    if kind == "deal_thrown_in":
-        return f"deal {told.deal_thrown_in.deal_number + 1} is thrown in"
-    if kind == "deal_started":
-        started = told.deal_started
-        return (
-            f"deal {started.deal_number + 1} by {name(started.dealer)}, "
-            f"turn-up {format_card(started.turn_up)}"
-        )
-    if kind == "cards_dealt":
-        dealt = told.cards_dealt
-        return f"{name(dealt.seat)} got {render_hand(list(dealt.cards))}"
-    if kind == "bottom_shown":
-        return f"bottom of the stock: {format_card(told.bottom_shown.card)}"
-    if kind == "dix_swapped":
-        swap = told.dix_swapped
-        return f"{name(swap.seat)} swapped {format_card(swap.seven)} for {format_card(swap.taken)}"
-    if kind == "dix_kept":
-        return f"{name(told.dix_kept.seat)} kept"
-    if kind == "card_played":
-        return f"{name(told.card_played.seat)} played {format_card(told.card_played.card)}"
-    if kind == "bella_scored":
-        return f"bella for {name(told.bella_scored.seat)} (+{told.bella_scored.points})"
-    if kind == "trick_taken":
-        taken = told.trick_taken
-        return f"trick {taken.number}: {_taken_text(view, taken.trick)}"
-    if kind == "sequences_compared":
-        return f"sequences: {_sequences_text(view, told.sequences_compared.sequences)}"
-    if kind == "deal_scored":
-        scored = told.deal_scored
-        went = ", the maker went down" if scored.maker_down else ""
-        scores = ", ".join(f"{name(seat)} {score}" for seat, score in enumerate(scored.scores))
-        return f"deal {scored.deal_number + 1} scored {scores}{went}"
-    if kind == "game_over":
-        return f"game over: {', '.join(map(name, told.game_over.winners))} won"
-    return f"klaberjass event {kind or '(empty)'}"
-
-
 KLABERJASS_TEXT: Final = GameText(
     render=render_klaberjass,
     describe=describe_klaberjass,
     parse=parse_klaberjass,
-    describe_event=describe_klaberjass_event,
+    card_text=lambda _view, card: format_card(card),
 )

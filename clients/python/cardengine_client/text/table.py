@@ -1,28 +1,17 @@
-"""Text for what is not a game's own: turn clocks and table events (T-R2 to T-R8).
+"""Text for what is not a game's own: the turn clocks (T-R2 to T-R8).
 
-Table events (``GameEvent.table``) are the same in every game, so they are told here once:
-who left, resigned or was handed to whom, a reissued token, an early end, a clock that ran
-out. A change kind newer than this client is still told, by name, rather than failing.
+Table events (who left, a clock that ran out, ...) are worded from the shared catalogue, as
+every game's events are (:mod:`cardengine_client.text.events`).
 """
 
 from __future__ import annotations
 
 import time
-from types import MappingProxyType
-from typing import Final
 
 from cardengine.v1 import game_pb2
 from google.protobuf import duration_pb2, timestamp_pb2
 
-from cardengine_client.text.common import player_label, seat_name
-
-_EXPIRY_WORDS: Final = MappingProxyType(
-    {
-        game_pb2.EXPIRY_ACTION_BOT_RANDOM: "a random bot makes the move",
-        game_pb2.EXPIRY_ACTION_BOT_HEURISTIC: "the heuristic bot makes the move",
-        game_pb2.EXPIRY_ACTION_FORFEIT: "the side forfeits the game",
-    }
-)
+from cardengine_client.text.common import seat_name
 
 
 def _seconds(duration: duration_pb2.Duration) -> float:
@@ -71,27 +60,3 @@ def _clock_text(clock: game_pb2.SeatClock, now: float) -> str:
 
 def _seconds_of(moment: timestamp_pb2.Timestamp) -> float:
     return moment.seconds + moment.nanos / 1e9
-
-
-def describe_table_event(view: game_pb2.GameView, event: game_pb2.TableEvent) -> str:
-    """A table event as a sentence, e.g. ``"seat 2 left; a heuristic bot plays on"``."""
-    who = seat_name(view, event.seat) if event.seat >= 0 else "the table"
-    change = event.change
-    kind = change.WhichOneof("change")
-    if kind == "left":
-        return f"{who} left; a {player_label(change.left.bot)} plays on"
-    if kind == "resigned":
-        if change.resigned.forfeit:
-            return f"{who} resigned: that side forfeits the game"
-        return f"{who} resigned; a {player_label(change.resigned.bot)} plays on"
-    if kind == "handed_over":
-        return f"{who} was handed to a {player_label(change.handed_over.player_type)}"
-    if kind == "token_reissued":
-        return f"{who} got a new token; the old one no longer works"
-    if kind == "ended_early":
-        reason = change.ended_early.reason
-        return f"the game was ended early: {reason}" if reason else "the game was ended early"
-    if kind == "clock_expired":
-        then = _EXPIRY_WORDS.get(change.clock_expired.on_expiry, "the clock's rule applies")
-        return f"{who} ran out of time; {then}"
-    return f"{who}: a table change this client does not know ({kind or 'empty'})"
