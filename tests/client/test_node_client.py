@@ -192,7 +192,7 @@ def test_node_client_tests_pass_against_the_service(
 
 
 INSTALLED_SCRIPT = r"""
-const { createClient, chooseCards, errorDetails, PROTOS_DIR } = require('cardengine-client');
+const { createClient, chooseCards, describeEvent, errorDetails, PROTOS_DIR } = require('cardengine-client');
 (async () => {
   const client = createClient(process.argv[2], { language: 'de', timeoutMs: 20000 });
   try {
@@ -212,6 +212,7 @@ const { createClient, chooseCards, errorDetails, PROTOS_DIR } = require('cardeng
       ruleId: details.ruleId,
       locale: details.localizedMessage && details.localizedMessage.locale,
       protos: PROTOS_DIR,
+      told: describeEvent({ hearts: { pass_made: { seat: 2 } } }, { language: 'de' }),
     }));
   } finally {
     client.close();
@@ -223,7 +224,8 @@ const { createClient, chooseCards, errorDetails, PROTOS_DIR } = require('cardeng
 def test_node_client_package_installs_into_a_clean_folder(
     node: str, engine_address: str, tmp_path: Path
 ) -> None:
-    """``npm pack`` ships the protos and types; the tarball works where no repository is."""
+    """``npm pack`` ships the protos, the types and the events' catalogue; the tarball works
+    where no repository is."""
     npm = shutil.which("npm")
     if npm is None:
         pytest.skip("npm is not installed: the packed Node.js client not tested")
@@ -259,6 +261,9 @@ def test_node_client_package_installs_into_a_clean_folder(
     assert result["ruleId"] == "H-R2"
     assert result["locale"] == "de"
     assert Path(result["protos"]) == installed / "protos"
+    assert (installed / "text" / "events.json").is_file()  # the events' catalogue
+    assert result["told"] == "Platz 2 hat die Karten zum Weitergeben gewählt"
+    assert not (NODE_CLIENT / "text").exists()
 
 
 LOSSY_SCRIPT = r"""

@@ -16,6 +16,7 @@ import type { CreateGameResponse__Output } from './generated/cardengine/v1/Creat
 import type { EngineServiceClient } from './generated/cardengine/v1/EngineService';
 import type { ExpiryAction } from './generated/cardengine/v1/ExpiryAction';
 import type { GameEnded__Output } from './generated/cardengine/v1/GameEnded';
+import type { GameEvent__Output } from './generated/cardengine/v1/GameEvent';
 import type { GameInfo__Output } from './generated/cardengine/v1/GameInfo';
 import type { GameState } from './generated/cardengine/v1/GameState';
 import type { GameUpdate__Output } from './generated/cardengine/v1/GameUpdate';
@@ -34,7 +35,7 @@ export type * as cardengine from './generated/engine_service';
 
 export type {
   Action, Action__Output, Card, Card__Output, CardChoice__Output, ClockPolicy, CreateGameResponse__Output,
-  ExpiryAction, GameEnded__Output, GameInfo__Output, GameState, GameUpdate__Output, GameView__Output,
+  ExpiryAction, GameEnded__Output, GameEvent__Output, GameInfo__Output, GameState, GameUpdate__Output, GameView__Output,
   GetActionLogResponse__Output, ListGamesResponse__Output, ListGameTypesResponse__Output, LogEntry__Output,
   PlayerType, UpdateSeatResponse__Output,
 };
@@ -198,6 +199,29 @@ export declare function clockPolicy(clock: Clock | number | ClockPolicy): ClockP
 
 /** The action of a card choice with `cards` filled in. */
 export declare function chooseCards(choice: CardChoice__Output, cards: Array<Card | Card__Output>): Action__Output;
+
+/** A card as its code: 'QS', 'TH', 'RJ'. */
+export declare function cardCode(card: Card | Card__Output): string;
+
+export interface DescribeEventOptions {
+  /** The seat called "you". */
+  viewer?: number;
+  /** The game's seat count (4 by default). */
+  seats?: number;
+  /** One of en, es, fr, de, nl ('en' by default; 'fr-CH' counts as 'fr'). */
+  language?: string;
+  /** Draws a card; cardCode by default. */
+  cardText?: (card: Card__Output) => string;
+}
+
+/**
+ * One event (from a GameUpdate's events) as a sentence, from the catalogue the Python client
+ * and the browser table share; null for an event newer than the catalogue.
+ */
+export declare function describeEvent(event: GameEvent__Output, options?: DescribeEventOptions): string | null;
+
+/** The events' language for an accept-language style value; English otherwise. */
+export declare function pickLanguage(wanted: string | null | undefined): string;
 
 /** The numbers of an enum's value names: enumNumbers('cardengine.v1.Rank').RANK_ACE === 14. */
 export declare function enumNumbers(fullName: string, protosDir?: string): Record<string, number>;

@@ -1,6 +1,6 @@
 // A small backend in TypeScript using the client; `tsc --noEmit -p test/typescript` checks it
 // against types/ (test/types.test.js), it is not run.
-import { createClient, chooseCards, errorDetails, GameQuotaExceeded, RateLimited, status } from '../..';
+import { createClient, chooseCards, describeEvent, errorDetails, GameQuotaExceeded, RateLimited, status } from '../..';
 import type { GameInfo__Output, GameView__Output, WatchItem } from '../..';
 
 export async function playOnePass(address: string): Promise<string> {
@@ -26,6 +26,7 @@ export async function playOnePass(address: string): Promise<string> {
       const version: string = item.update.version;
       const hand = item.update.view?.hearts?.hand ?? [];
       console.log(version, item.update.events.length, hand.length, watch.version);
+      for (const event of item.update.events) console.log(describeEvent(event, { viewer: 0, language: 'fr' }));
       break;
     }
     return view.status;
