@@ -184,7 +184,8 @@ run: system-deps $(VENV_STAMP) $(GEN_STAMP) web ## serve gRPC on $(ENGINE_ADDRES
 WEB_MODULES := web/node_modules/.package-lock.json
 WEB_BUNDLE := web/dist/app.js
 WEB_SRC := $(wildcard web/src/*.ts web/src/*.html web/src/*.css web/proto/google/rpc/*.proto) \
-  web/package.json web/buf.gen.yaml web/tsconfig.json
+  web/package.json web/buf.gen.yaml web/tsconfig.json \
+  clients/text/events.json clients/node/lib/events.js clients/node/lib/events.d.ts
 
 $(WEB_MODULES): web/package-lock.json | system-deps
 	$(call quietly,installing the page's packages (npm ci),web-npm,cd web && npm ci --no-audit --no-fund)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 
@@ -103,9 +104,9 @@ def test_a_guandan_deal_with_a_bot_partner(open_table: Callable[[], Table]) -> N
     assert 1 <= len(plays) <= 2, plays
     table.elements("#hand button.pickable.selected")[0].click()  # picked off again
     table.screenshot("guandan")
-    _play_one_deal(table, "deal ended")
-    line = next(i.text for i in table.elements("#events li") if "deal ended" in i.text)
-    assert "order" in line, line  # the finishing order, told by the deal's end event
+    _play_one_deal(table, " ended: finishing order ")
+    line = next(i.text for i in table.elements("#events li") if " ended: finishing " in i.text)
+    assert re.search(r"deal 1 ended: finishing order (seat|you)", line), line
     table.screenshot("guandan-after-deal")
 
 
@@ -114,7 +115,7 @@ def test_a_klaberjass_deal_against_a_bot(open_table: Callable[[], Table]) -> Non
     table.create("klaberjass", ["HUMAN", BOT])
     table.wait_turn_or_end()
     table.screenshot("klaberjass")
-    _play_one_deal(table, "deal scored")
+    _play_one_deal(table, "deal 1 scored: ")
     # No card of the next deal is played before this seat has bid, so the panel stays.
     wait_for("the final trick of the ended deal", lambda: table.elements("#previous .card"))
     table.screenshot("klaberjass-after-deal")

@@ -3,6 +3,7 @@ the header; the service's own words (a refusal's explanation) follow the choice.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from selenium.webdriver.support.ui import Select
@@ -50,3 +51,6 @@ def test_a_game_in_french_and_its_refusal_explained_in_french(
     # The service's explanation, in French: "... Règle H-R4 : ..." (whichever rule refused it).
     assert f"Règle {error['rule_id']}" in explanation, explanation
     assert table.browser.find_element("id", "language").get_attribute("value") == "fr"
+    # The move log in French, from the events' catalogue the clients share.
+    told = [text for _, text in table.log_lines()]
+    assert any(re.fullmatch(r"v\d+: place \d( \(vous\))? a joué \S+", line) for line in told), told

@@ -16,5 +16,6 @@ def test_a_klaberjass_game_against_the_search_bot(open_table: Callable[[], Table
     table = open_table()
     table.create("klaberjass", ["HUMAN", "BOT_SEARCH"])
     table.wait_turn_or_end()
-    seats = table.browser.find_element(By.ID, "seats-info").text
-    assert "bot_search" in seats
+    kinds = table.browser.find_elements(By.CSS_SELECTOR, "#seats-info .who")
+    assert [kind.get_attribute("data-kind") for kind in kinds] == ["HUMAN", "BOT_SEARCH"]
+    assert "search bot" in kinds[1].text

@@ -19,9 +19,10 @@ import {
   GameStatus,
   type GameView,
   PlayerType,
-  type TableEvent,
 } from "./gen/cardengine/v1/game_pb.js";
 import { ErrorInfoSchema, LocalizedMessageSchema } from "./gen/google/rpc/error_details_pb.js";
+import { type Catalogue, eventText } from "../../clients/node/lib/events.js";
+import catalogue from "../../clients/text/events.json";
 import { type Key, LANGUAGE_NAMES, LANGUAGES, type Language, language, setLanguage, startingLanguage, t } from "./i18n.js";
 
 const client = createClient(
@@ -135,49 +136,20 @@ function describeAction(action: Action): string {
   return describe(inner ?? json) || "(move)";
 }
 
+// Events are worded from the catalogue the Python and Node clients use too
+// (clients/text/events.json, filled in by the Node client's lib/events.js), in the page's
+// language; an event newer than the catalogue is spelled out from its fields.
 function describeEvent(event: GameEvent): string {
-  if (event.game.case === "table") return describeTable(event.game.value);
-  if (event.game.case === undefined) return "a change this page cannot tell in words yet";
-  const json = toJson(GameEventSchema, event) as JsonObject;
-  const inner = Object.values(json)[0];
-  return describe(inner ?? json);
-}
-
-// Table changes are told in sentences of their own: the generic walk over JSON would leave
-// out seat 0 and an empty message (SeatTokenReissued), both proto3 defaults.
-const PLAYERS: Record<number, string> = {
-  [PlayerType.HUMAN]: "a person", [PlayerType.BOT_RANDOM]: "a random bot",
-  [PlayerType.BOT_HEURISTIC]: "the heuristic bot", [PlayerType.BOT_SEARCH]: "the search bot",
-};
-
-const player = (type: PlayerType): string => PLAYERS[type] ?? "a bot";
-
-const EXPIRIES: Record<number, string> = {
-  [ExpiryAction.BOT_RANDOM]: "a random bot makes this move for the seat",
-  [ExpiryAction.BOT_HEURISTIC]: "the heuristic bot makes this move for the seat",
-  [ExpiryAction.FORFEIT]: "the seat's side forfeits the game",
-};
-
-function describeTable(event: TableEvent): string {
-  const who = seatName(event.seat);
-  const change = event.change?.change;
-  switch (change?.case) {
-    case "left":
-      return `${who} left the table; ${player(change.value.bot)} plays the seat from now on`;
-    case "resigned":
-      return change.value.forfeit ? `${who} resigned: the seat's side forfeits the game`
-        : `${who} resigned; ${player(change.value.bot)} plays the seat from now on`;
-    case "handedOver":
-      return `${who} was handed to ${player(change.value.playerType)}`;
-    case "tokenReissued":
-      return `${who} was given a new seat token; the old one no longer works`;
-    case "endedEarly":
-      return `the game was ended early: ${change.value.reason || "no reason given"}`;
-    case "clockExpired":
-      return `time ran out for ${who}: ${EXPIRIES[change.value.onExpiry] ?? "the clock policy decides what follows"}`;
-    default:
-      return `${event.seat >= 0 ? who : "the table"} changed in a way this page cannot tell yet`;
-  }
+  const json = toJson(GameEventSchema, event, { useProtoFieldName: true, alwaysEmitImplicit: true });
+  const worded = eventText(catalogue as Catalogue, json as object, {
+    viewer: seat === null ? undefined : seatOf(seat),
+    seats: view?.seats.length ?? 4,
+    language: language(),
+    cardText: (card) => cardJson(card as JsonValue)?.[1] ?? "?",
+  });
+  if (worded !== null) return worded;
+  const inner = Object.values(toJson(GameEventSchema, event) as JsonObject)[0];
+  return inner === undefined ? "?" : describe(inner);
 }
 
 function singleCard(action: Action): string | null {
@@ -400,7 +372,9 @@ function renderSeats(mine: boolean): void {
     const toAct = shown.toAct.includes(index) && shown.status === GameStatus.IN_PROGRESS;
     const box = el("div", { class: toAct ? "seat to-act" : "seat", "data-pos": position(index),
       "data-seat": String(index) });
-    box.append(el("span", { class: "who" }, `${seatName(index)} ${PlayerType[type].toLowerCase()}`));
+    const kind = KIND_WORDS[PlayerType[type]];
+    box.append(el("span", { class: "who", "data-kind": PlayerType[type] },
+      `${seatName(index)} ${kind ? t(kind) : PlayerType[type]}`));
     if (shown.gameType === "guandan" && index !== me) {
       box.append(el("span", { class: "team" }, t((index - me + 4) % 4 === 2 ? "partner" : "opponent")));
     }
@@ -800,6 +774,11 @@ async function listGames(): Promise<void> {
 
 // ---- lobby (creating and joining) -----------------------------------------------------------
 
+// Who plays a seat, in the page's words (the lobby's choices and the seats at the table).
+const KIND_WORDS: Record<string, Key> = {
+  HUMAN: "person", BOT_HEURISTIC: "heuristicBot", BOT_SEARCH: "searchBot", BOT_RANDOM: "randomBot",
+};
+
 function drawSeatTypes(): void {
   const game = ($("game-type") as HTMLSelectElement).value;
   const box = $("seat-types");
@@ -807,9 +786,7 @@ function drawSeatTypes(): void {
   for (let index = 0; index < SEATS[game]; index += 1) {
     const label = el("label", {}, `${t("seatLabel")} ${index} `);
     const select = el("select", { class: "seat-type", "data-seat": String(index) }) as HTMLSelectElement;
-    const kinds: [string, Key][] = [["HUMAN", "person"], ["BOT_HEURISTIC", "heuristicBot"],
-      ["BOT_SEARCH", "searchBot"], ["BOT_RANDOM", "randomBot"]];
-    for (const [value, text] of kinds) {
+    for (const [value, text] of Object.entries(KIND_WORDS)) {
       select.append(el("option", { value }, t(text)));
     }
     select.value = index === 0 ? "HUMAN" : "BOT_HEURISTIC";
