@@ -32,6 +32,11 @@ with EngineClient(sys.argv[1]) as client:
     game = client.create_game("hearts", ["human", "random", "random", "random"], seed=7)
     view = client.view(game.game_id, seat=0, token=game.seat_tokens[0].token)
     print(format_cards(view.hearts.hand))
+from cardengine.v1 import game_pb2
+from cardengine_client.text import describe_event
+event = game_pb2.GameEvent()
+event.hearts.pass_made.seat = 2
+assert describe_event(view, event, "de") == "Platz 2 hat die Karten zum Weitergeben gewählt"
 """
 HAND = "3C 5C 7C 5D 6D TD JD 5S 7S 9S JS AS 4H"
 
