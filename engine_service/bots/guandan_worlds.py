@@ -33,7 +33,7 @@ from typing import Final
 
 from engine_service.bots.guandan_eval import HEURISTIC, heuristic_action, position_value
 from engine_service.bots.guandan_plan import hand_cost, holding_of, without
-from engine_service.bots.search import playout_value, weighted_choice
+from engine_service.bots.search import ValueKind, playout_value, weighted_choice
 from engine_service.games.guandan.actions import GuandanAction, PassTurn, PlayCards, ReturnCard
 from engine_service.games.guandan.cards import (
     COPIES,
@@ -317,6 +317,11 @@ class GuandanWorlds:
     def switch_margin(self) -> float:
         """:data:`SWITCH_MARGIN`: the heuristic's move stands unless clearly beaten."""
         return SWITCH_MARGIN
+
+    @property
+    def value_kind(self) -> ValueKind:
+        """Levels won or lost by the seat's team (:meth:`value`)."""
+        return ValueKind.LEVELS
 
     def seat(self, view: GuandanView) -> int:
         """The viewer; a spectator cannot be searched for."""

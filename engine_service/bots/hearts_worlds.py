@@ -29,7 +29,7 @@ from itertools import combinations
 from typing import Final
 
 from engine_service.bots.hearts_heuristic import HeartsHeuristicBot, danger, heuristic_play
-from engine_service.bots.search import weighted_choice
+from engine_service.bots.search import ValueKind, weighted_choice
 from engine_service.core.cards import (
     DECK_SIZE,
     FULL_DECK_MASK,
@@ -299,6 +299,11 @@ class HeartsWorlds:
     def switch_margin(self) -> float:
         """No margin: the best mean wins, as it always did."""
         return 0.0
+
+    @property
+    def value_kind(self) -> ValueKind:
+        """The others' mean hand score minus the seat's own (:func:`hand_value`)."""
+        return ValueKind.HAND_POINTS_MARGIN
 
     def seat(self, view: HeartsView) -> int:
         """The viewer; a spectator cannot be searched for."""

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from engine_service.bots.search import playout_value, random_action
+from engine_service.bots.search import ValueKind, playout_value, random_action
 from engine_service.core.cards import Card, Suit, cards_in
 from engine_service.games.klaberjass.actions import KlaberjassAction
 from engine_service.games.klaberjass.cards import PACK_MASK, TRUMPS_ABOVE, suit_mask
@@ -270,6 +270,11 @@ class KlaberjassWorlds:
     def switch_margin(self) -> float:
         """No margin: the best mean wins, as it always did."""
         return 0.0
+
+    @property
+    def value_kind(self) -> ValueKind:
+        """The seat's deal score minus the opponent's (:meth:`value`)."""
+        return ValueKind.DEAL_SCORE_MARGIN
 
     def seat(self, view: KlaberjassView) -> int:
         """The viewer; a spectator cannot be searched for."""

@@ -22,6 +22,10 @@ How one decision is made (:meth:`SearchBot.choose_under`):
    higher by more than ``worlds.switch_margin`` (0 in Hearts and Klaberjass; Guandan's first
    candidate is its heuristic bot's move, which few noisy worlds should not overturn).
 
+:meth:`SearchBot.search` makes the same decision and returns what it rests on (every
+candidate's values over the shared worlds, :class:`Searched`): SuggestAction reports it to a
+seat's player, in the unit the adapter names (``worlds.value_kind``).
+
 The budget counts playouts, never wall time, and every random draw comes from the ``rng``
 the caller gives (the service's ``Random(f"{seed}:bot:{version}")``), so a seeded game
 replays exactly however busy the machine is. Each playout is bounded by
@@ -43,8 +47,10 @@ back to ``worlds.default_rules(view)``, the game's default rules with what the v
 
 from __future__ import annotations
 
+import enum
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from engine_service.core.errors import IllegalAction
@@ -54,6 +60,21 @@ REFUSED: Final = -1e9
 """The value of a candidate the simulating rules refuse (see :func:`evaluate`)."""
 MAX_PLAYOUT_MOVES: Final = 2000
 """A bound on any one playout, far above a hand of any registered game."""
+
+
+class ValueKind(enum.Enum):
+    """What an adapter's :meth:`Worlds.value` measures, for people reading the estimates.
+
+    Higher is always better for the seat. SuggestAction reports it beside each candidate's
+    mean value, so a client can label the numbers without knowing the game.
+    """
+
+    HAND_POINTS_MARGIN = "hand_points_margin"
+    """Hearts: the others' mean points for the hand minus the seat's own (and the game)."""
+    DEAL_SCORE_MARGIN = "deal_score_margin"
+    """Klaberjass: the seat's score from the deal minus the opponent's (and the game)."""
+    LEVELS = "levels"
+    """Guandan: levels the seat's team goes up by the deal, negative when the other team does."""
 
 
 class Worlds(Protocol):
@@ -73,6 +94,10 @@ class Worlds(Protocol):
     @property
     def switch_margin(self) -> float:
         """How much higher per world another candidate's value must be than the first's."""
+
+    @property
+    def value_kind(self) -> ValueKind:
+        """What :meth:`value` measures."""
 
     def seat(self, view: Any) -> int:
         """The seat whose view this is (the bot never gets a spectator's view)."""
@@ -196,6 +221,34 @@ def playout_value(
     return worlds.value(rules, playout(worlds, rules, state, rng, worlds.playout_action), seat)
 
 
+@dataclass(frozen=True, slots=True)
+class Searched:
+    """One decision's search: every candidate with its values summed over the same worlds.
+
+    Attributes:
+        candidates: the actions searched, in the adapter's order (the first is favoured by
+            ``switch_margin``).
+        totals: each candidate's values summed over the worlds, in the same order.
+        rounds: the worlds every candidate was played out in; 0 when there was a single
+            candidate, which is taken without a search.
+        chosen: the index of the candidate the search picks.
+    """
+
+    candidates: tuple[Any, ...]
+    totals: tuple[float, ...]
+    rounds: int
+    chosen: int
+
+    @property
+    def action(self) -> Any:
+        """The candidate the search picks."""
+        return self.candidates[self.chosen]
+
+    def mean(self, index: int) -> float | None:
+        """Candidate ``index``'s mean value per world; ``None`` when nothing was searched."""
+        return self.totals[index] / self.rounds if self.rounds else None
+
+
 class SearchBot:
     """Determinized Monte Carlo over worlds from a :class:`Worlds` adapter (module docstring).
 
@@ -222,9 +275,19 @@ class SearchBot:
         self, rules: Rules[Any, Any, Any], view: Any, legal: Sequence[Any], rng: random.Random
     ) -> Any:
         """Pick the candidate with the best mean playout value under ``rules``."""
-        candidates = self.worlds.candidates(view, legal)
+        return self.search(rules, view, legal, rng).action
+
+    def search(
+        self, rules: Rules[Any, Any, Any], view: Any, legal: Sequence[Any], rng: random.Random
+    ) -> Searched:
+        """The decision of :meth:`choose_under` with what it rests on: every candidate's values.
+
+        It reads ``view``, ``legal`` and the public ``rules`` and draws from ``rng`` only, in
+        the order :meth:`choose_under` always drew, so both pick the same action.
+        """
+        candidates = tuple(self.worlds.candidates(view, legal))
         if len(candidates) == 1:
-            return candidates[0]
+            return Searched(candidates, (0.0,), 0, 0)
         seat = self.worlds.seat(view)
         totals = [0.0] * len(candidates)
         rounds = max(1, self.budget // len(candidates))
@@ -237,8 +300,8 @@ class SearchBot:
             if totals[index] > totals[best]:
                 best = index
         if totals[best] <= totals[0] + self.worlds.switch_margin * rounds:
-            return candidates[0]
-        return candidates[best]
+            best = 0
+        return Searched(candidates, tuple(totals), rounds, best)
 
 
 def bot_choice(
