@@ -12,9 +12,12 @@ the methods that use a key's powers need its scope (:data:`METHOD_SCOPES`):
 * ``RematchGame`` makes a game, so it also needs what ``CreateGame`` needs: a key with
   ``create``, whose games window counts the rematch (the admin token alone made games past
   every quota);
-* seat-token calls (views, moves, watches) take any of the keys; players send none.
+* seat-token calls (views, moves, suggestions, watches) take any of the keys; players send
+  none.
 
-Every call made with a key then takes a token from that key's bucket, and every
+Every call made with a key then takes a token from that key's bucket (one per call, whatever
+it costs: ``SuggestAction`` searches for up to a few hundred milliseconds of CPU, bounded by
+its budget cap in :mod:`engine_service.app.suggest` rather than by more tokens), and every
 ``CreateGame`` or ``RematchGame`` made with a key counts one game in its window
 (:mod:`engine_service.store.quota`): over either, RESOURCE_EXHAUSTED (``RATE_LIMITED``,
 ``GAME_QUOTA_EXCEEDED``) with a ``RetryInfo`` and a ``QuotaFailure``. A game whose call then

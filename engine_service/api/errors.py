@@ -28,6 +28,7 @@ from engine_service.core.errors import (
     GameNotFound,
     IllegalAction,
     MalformedRequest,
+    NoSearchBot,
     PermissionDenied,
     ShuttingDown,
     Unauthenticated,
@@ -50,6 +51,7 @@ class RequestTooLarge(EngineError):
 
 _CODES: Final[Mapping[type[EngineError], int]] = {
     IllegalAction: code_pb2.FAILED_PRECONDITION,
+    NoSearchBot: code_pb2.FAILED_PRECONDITION,
     MalformedRequest: code_pb2.INVALID_ARGUMENT,
     GameNotFound: code_pb2.NOT_FOUND,
     Unauthenticated: code_pb2.UNAUTHENTICATED,

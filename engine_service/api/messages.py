@@ -15,8 +15,9 @@ from cardengine.v1 import engine_service_pb2, game_pb2
 
 from engine_service.app.engine import ActionLog, CreatedGame, NewGame
 from engine_service.app.play import SeatView
+from engine_service.app.suggest import Suggestion
 from engine_service.app.watch import Idle, Update, WatchItem
-from engine_service.bots.search import SearchBot
+from engine_service.bots.search import SearchBot, ValueKind
 from engine_service.codec.players import PLAYER_TYPES, decode_player_type
 from engine_service.codec.registry import CODECS
 from engine_service.codec.table import decode_clock_policy, encode_action, encode_seat_clocks
@@ -39,6 +40,12 @@ _OPTION_KINDS: Final = {
     "int": engine_service_pb2.OPTION_KIND_INT,
     "bool": engine_service_pb2.OPTION_KIND_BOOL,
     "choice": engine_service_pb2.OPTION_KIND_CHOICE,
+}
+
+_VALUE_KINDS: Final = {
+    ValueKind.HAND_POINTS_MARGIN: engine_service_pb2.SUGGESTION_VALUE_KIND_HAND_POINTS_MARGIN,
+    ValueKind.DEAL_SCORE_MARGIN: engine_service_pb2.SUGGESTION_VALUE_KIND_DEAL_SCORE_MARGIN,
+    ValueKind.LEVELS: engine_service_pb2.SUGGESTION_VALUE_KIND_LEVELS,
 }
 
 
@@ -207,6 +214,30 @@ def encode_view(
     codec.encode_legal(seat_view.legal, message)
     codec.encode_view(seat_view.view, seat_view.config, message)
     return message
+
+
+def playouts_of(request: engine_service_pb2.SuggestActionRequest) -> int | None:
+    """The playouts a SuggestAction asks for; ``None`` when unset (the game's default)."""
+    return request.playouts if request.HasField("playouts") else None
+
+
+def encode_suggestion(suggestion: Suggestion) -> engine_service_pb2.SuggestActionResponse:
+    """The SuggestAction reply: the suggested action and every candidate with its value."""
+    game_type = suggestion.game_type
+    reply = engine_service_pb2.SuggestActionResponse(
+        action=encode_action(game_type, suggestion.action),
+        version=suggestion.version,
+        value_kind=_VALUE_KINDS[suggestion.value_kind],
+        playouts=suggestion.budget,
+        max_playouts=suggestion.max_budget,
+    )
+    for candidate in suggestion.candidates:
+        entry = reply.candidates.add(
+            action=encode_action(game_type, candidate.action), playouts=candidate.playouts
+        )
+        if candidate.value is not None:
+            entry.value = candidate.value
+    return reply
 
 
 def encode_created(

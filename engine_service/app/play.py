@@ -131,6 +131,15 @@ def check_offered(spec: GameSpec[Any, Any, Any, Any], kind: PlayerKind, field_pa
         )
 
 
+def bot_rng(record: GameRecord, version: int) -> random.Random:
+    """The generator of a decision made for the game at ``version``: ``{seed}:bot:{version}``.
+
+    Every bot move draws from it, and so does SuggestAction's search, which then answers
+    what the game's search bot would play in the seat on the same budget.
+    """
+    return random.Random(f"{record.seed}:bot:{version}")
+
+
 def bot_move(
     spec: GameSpec[Any, Any, Any, Any],
     rules: Rules[Any, Any, Any],
@@ -141,10 +150,10 @@ def bot_move(
 ) -> Any:
     """The move bot ``kind`` makes for ``seat`` at ``version``.
 
-    It draws from ``Random(f"{seed}:bot:{version}")``, so a seeded game with the same human
-    moves plays out the same way every time, however its bot work was sliced.
+    It draws from :func:`bot_rng`, so a seeded game with the same human moves plays out the
+    same way every time, however its bot work was sliced.
     """
-    rng = random.Random(f"{record.seed}:bot:{version}")
+    rng = bot_rng(record, version)
     view = rules.view(record.state, seat)
     legal = rules.legal_actions(record.state, seat)
     return bot_choice(spec.bots[kind.value], rules, view, legal, rng)

@@ -98,6 +98,16 @@ class PermissionDenied(EngineError):
     reason = "SEAT_NOT_YOURS"
 
 
+class NoSearchBot(EngineError):
+    """The operator took the game's search bot off (FAILED_PRECONDITION): nothing searches.
+
+    ``--search-budget GAME=0`` takes the search bot off a game for its CPU, and with it
+    SuggestAction, which would spend that CPU on the same search.
+    """
+
+    reason = "NO_SEARCH_BOT"
+
+
 class VersionConflict(EngineError):
     """The game moved on since the version the client saw (ABORTED): reload and decide again."""
 

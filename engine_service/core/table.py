@@ -170,6 +170,32 @@ def check_can_act(record: GameRecord, seat: int) -> None:
         refuse(violation("SEAT_PLAYED_BY_BOT", "T-R2", f"a bot plays seat {seat} now"))
 
 
+def moves_of(rules: Rules[Any, Any, Any], record: GameRecord, seat: int) -> Sequence[Any]:
+    """The moves the token holder of ``seat`` may make now, refused as a move would be if none.
+
+    Why: a read that only makes sense on the seat's turn (SuggestAction) gives the refusal the
+    seat would get for a move, with the game's own reason and rule ID, without a move to judge.
+    A seat with nothing to do is refused as if it sent a move a seat to act may make: the
+    rules' ``check`` of that move for ``seat`` (NOT_YOUR_TURN H-R4, G-R2, K-R16; ALREADY_PASSED
+    H-R2 while others still pass; ...).
+
+    Raises:
+        IllegalAction: GAME_OVER (T-R1) once the game ended, early or by its rules;
+            SEAT_PLAYED_BY_BOT (T-R2); the game's refusal of a move out of turn.
+    """
+    check_can_act(record, seat)
+    if outcome_of(rules, record) is not None:
+        refuse(violation("GAME_OVER", "T-R1", "the game is over"))
+    legal = rules.legal_actions(record.state, seat)
+    if legal:
+        return legal
+    for other in seats_to_act(rules, record):
+        for action in rules.legal_actions(record.state, other):
+            refuse(rules.check(record.state, seat, action))
+            break
+    raise AssertionError(f"the rules let seat {seat} move out of turn but list no move of it")
+
+
 def check_change(
     rules: Rules[Any, Any, Any], record: GameRecord, seat: int, change: TableChange
 ) -> None:

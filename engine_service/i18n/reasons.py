@@ -186,6 +186,18 @@ REASONS: Final[Mapping[str, tuple[Texts, ...]]] = MappingProxyType(
                 "De spelopslag is nu niet bereikbaar; er is niets veranderd, probeer het opnieuw.",
             ),
         ),
+        "NO_SEARCH_BOT": (
+            _t(
+                "This service offers no search bot for this game, so it suggests no moves.",
+                "Este servicio no ofrece bot de búsqueda para este juego, así que no sugiere "
+                "jugadas.",
+                "Ce service n'offre pas de bot de recherche pour ce jeu ; il ne suggère donc "
+                "aucun coup.",
+                "Dieser Dienst bietet für dieses Spiel keinen Suchbot an und schlägt daher "
+                "keine Züge vor.",
+                "Deze dienst biedt voor dit spel geen zoekbot aan en stelt dus geen zetten voor.",
+            ),
+        ),
         "STORAGE_FULL": (
             _t(
                 "The game storage is full; nothing was changed. Retrying will not help until "

@@ -41,6 +41,52 @@ OPTION_KIND_BOOL: OptionKind.ValueType  # 2
 OPTION_KIND_CHOICE: OptionKind.ValueType  # 3
 Global___OptionKind: _TypeAlias = OptionKind  # noqa: Y015
 
+class _SuggestionValueKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SuggestionValueKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SuggestionValueKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SUGGESTION_VALUE_KIND_UNSPECIFIED: _SuggestionValueKind.ValueType  # 0
+    SUGGESTION_VALUE_KIND_HAND_POINTS_MARGIN: _SuggestionValueKind.ValueType  # 1
+    """Hearts: the other three seats' mean points for this hand minus the seat's own points (as
+    the rules score the hand, moon included), plus 26 when the hand ends the game and the seat
+    wins it, minus 26 when it loses. Not the seat's own points: Hearts points are bad, so a
+    higher value is better (+3: three points fewer than the others' average).
+    """
+    SUGGESTION_VALUE_KIND_DEAL_SCORE_MARGIN: _SuggestionValueKind.ValueType  # 2
+    """Klaberjass: the seat's score from this deal minus the opponent's, plus 162 when the deal
+    ends the game and the seat wins it, minus 162 when it loses.
+    """
+    SUGGESTION_VALUE_KIND_LEVELS: _SuggestionValueKind.ValueType  # 3
+    """Guandan: levels the seat's team goes up by this deal (G-R24: 3, 2 or 1; negative when the
+    other team does), 4 more when the deal ends the match. A playout stops when a seat goes
+    out or after 20 moves, and a deal still open there is valued by the race to go out (each
+    seat's estimated plays left): between -2 and 2 levels before anyone is out.
+    """
+
+class SuggestionValueKind(_SuggestionValueKind, metaclass=_SuggestionValueKindEnumTypeWrapper):
+    """What a SuggestionCandidate's value measures: always higher is better for the asking seat."""
+
+SUGGESTION_VALUE_KIND_UNSPECIFIED: SuggestionValueKind.ValueType  # 0
+SUGGESTION_VALUE_KIND_HAND_POINTS_MARGIN: SuggestionValueKind.ValueType  # 1
+"""Hearts: the other three seats' mean points for this hand minus the seat's own points (as
+the rules score the hand, moon included), plus 26 when the hand ends the game and the seat
+wins it, minus 26 when it loses. Not the seat's own points: Hearts points are bad, so a
+higher value is better (+3: three points fewer than the others' average).
+"""
+SUGGESTION_VALUE_KIND_DEAL_SCORE_MARGIN: SuggestionValueKind.ValueType  # 2
+"""Klaberjass: the seat's score from this deal minus the opponent's, plus 162 when the deal
+ends the game and the seat wins it, minus 162 when it loses.
+"""
+SUGGESTION_VALUE_KIND_LEVELS: SuggestionValueKind.ValueType  # 3
+"""Guandan: levels the seat's team goes up by this deal (G-R24: 3, 2 or 1; negative when the
+other team does), 4 more when the deal ends the match. A playout stops when a seat goes
+out or after 20 moves, and a deal still open there is valued by the race to go out (each
+seat's estimated plays left): between -2 and 2 levels before anyone is out.
+"""
+Global___SuggestionValueKind: _TypeAlias = SuggestionValueKind  # noqa: Y015
+
 class _GameState:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -504,6 +550,133 @@ class SubmitActionResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SubmitActionResponse: _TypeAlias = SubmitActionResponse  # noqa: Y015
+
+@_typing.final
+class SuggestActionRequest(_message.Message):
+    """Request of SuggestAction."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    PLAYOUTS_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    seat: _builtins.int
+    """The seat to suggest a move for; the token must be this seat's (as for SubmitAction)."""
+    playouts: _builtins.int
+    """The search's budget in playouts (one sampled deal in which every candidate is played
+    out). Unset: the game's search bot's own budget (ListGameTypes' BotInfo.simulations for
+    PLAYER_TYPE_BOT_SEARCH; by default 768 for Hearts, 40 for Guandan, 100 for Klaberjass,
+    about 50 ms of CPU). More than 4 times that budget is lowered to it (the reply's
+    max_playouts); 0 is INVALID_ARGUMENT. The budget is spread evenly over the candidates,
+    at least one playout each.
+    """
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        playouts: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_playouts", b"_playouts", "playouts", b"playouts"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_playouts", b"_playouts", "game_id", b"game_id", "playouts", b"playouts", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__playouts: _TypeAlias = _typing.Literal["playouts"]  # noqa: Y015
+    _WhichOneofArgType__playouts: _TypeAlias = _typing.Literal["_playouts", b"_playouts"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__playouts) -> _WhichOneofReturnType__playouts | None: ...
+
+Global___SuggestActionRequest: _TypeAlias = SuggestActionRequest  # noqa: Y015
+
+@_typing.final
+class SuggestActionResponse(_message.Message):
+    """Response of SuggestAction."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACTION_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    VALUE_KIND_FIELD_NUMBER: _builtins.int
+    PLAYOUTS_FIELD_NUMBER: _builtins.int
+    MAX_PLAYOUTS_FIELD_NUMBER: _builtins.int
+    CANDIDATES_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version the suggestion was computed for (SubmitAction's expected_version)."""
+    value_kind: Global___SuggestionValueKind.ValueType
+    """What every candidate's value measures. Higher is always better for the seat."""
+    playouts: _builtins.int
+    """The playouts the search was given: the request's playouts (lowered to max_playouts), or
+    the game's default.
+    """
+    max_playouts: _builtins.int
+    """The most playouts a SuggestAction of this game is given: 4 times the default."""
+    @_builtins.property
+    def action(self) -> _game_pb2.Action:
+        """The suggested move: one of the seat's legal moves, ready for SubmitAction as it is."""
+
+    @_builtins.property
+    def candidates(self) -> _containers.RepeatedCompositeFieldContainer[Global___SuggestionCandidate]:
+        """Every move the search compared, in the order it tried them (the search bot's shortlist,
+        not every legal move: Hearts tries one card of each run of equivalent cards and 20 of the
+        286 passes, Guandan its heuristic's play, the play leaving the cheapest hand and the pass,
+        Klaberjass every legal move). action is the one of highest value, except in Guandan,
+        where the first (its heuristic's move) stands unless another beats it by more than 0.1
+        level. A single candidate is suggested without a search.
+        """
+
+    def __init__(
+        self,
+        *,
+        action: _game_pb2.Action | None = ...,
+        version: _builtins.int = ...,
+        value_kind: Global___SuggestionValueKind.ValueType = ...,
+        playouts: _builtins.int = ...,
+        max_playouts: _builtins.int = ...,
+        candidates: _abc.Iterable[Global___SuggestionCandidate] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "candidates", b"candidates", "max_playouts", b"max_playouts", "playouts", b"playouts", "value_kind", b"value_kind", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SuggestActionResponse: _TypeAlias = SuggestActionResponse  # noqa: Y015
+
+@_typing.final
+class SuggestionCandidate(_message.Message):
+    """One move SuggestAction's search compared."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACTION_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    PLAYOUTS_FIELD_NUMBER: _builtins.int
+    value: _builtins.float
+    """The mean value of the move over its playouts, in the unit value_kind names (higher is
+    better for the seat); unset when the move was the only candidate and nothing was searched.
+    """
+    playouts: _builtins.int
+    """The sampled deals the move was played out in (the same deals for every candidate, so
+    their values compare); 0 when nothing was searched.
+    """
+    @_builtins.property
+    def action(self) -> _game_pb2.Action: ...
+    def __init__(
+        self,
+        *,
+        action: _game_pb2.Action | None = ...,
+        value: _builtins.float | None = ...,
+        playouts: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_value", b"_value", "action", b"action", "value", b"value"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_value", b"_value", "action", b"action", "playouts", b"playouts", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__value: _TypeAlias = _typing.Literal["value"]  # noqa: Y015
+    _WhichOneofArgType__value: _TypeAlias = _typing.Literal["_value", b"_value"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__value) -> _WhichOneofReturnType__value | None: ...
+
+Global___SuggestionCandidate: _TypeAlias = SuggestionCandidate  # noqa: Y015
 
 @_typing.final
 class GetActionLogRequest(_message.Message):

@@ -83,6 +83,11 @@ class EngineServiceStub:
                 request_serializer=cardengine_dot_v1_dot_guandan__pb2.ExplainPlayRequest.SerializeToString,
                 response_deserializer=cardengine_dot_v1_dot_guandan__pb2.ExplainPlayResponse.FromString,
                 _registered_method=True)
+        self.SuggestAction = channel.unary_unary(
+                '/cardengine.v1.EngineService/SuggestAction',
+                request_serializer=cardengine_dot_v1_dot_engine__service__pb2.SuggestActionRequest.SerializeToString,
+                response_deserializer=cardengine_dot_v1_dot_engine__service__pb2.SuggestActionResponse.FromString,
+                _registered_method=True)
         self.ListGames = channel.unary_unary(
                 '/cardengine.v1.EngineService/ListGames',
                 request_serializer=cardengine_dot_v1_dot_engine__service__pb2.ListGamesRequest.SerializeToString,
@@ -228,6 +233,27 @@ class EngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SuggestAction(self, request, context):
+        """Suggests a move for a seat on its turn: what the game's search bot would play there, with
+        every move it searched and the value the search estimates for each, so a player can ask
+        "what would a good player do here". The search is the search bot's (docs/bots.md), fed
+        exactly what that bot is fed: the seat's view, its legal moves and the game's public
+        options, never another seat's hidden cards; its worlds are sampled from what the seat may
+        see. Deterministic: the same game, version, seat and budget always give the same reply
+        (the search draws from the generator of a bot move at that version, never from the time),
+        and on the default budget the suggestion is the move a search bot seated there would make.
+        The budget counts playouts, never time. Changes nothing (SubmitAction the suggested action
+        with the reply's version to play it). A service key sent with it is charged one call, as
+        for every call. Codes: INVALID_ARGUMENT (playouts 0, seat out of range, malformed game_id),
+        NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED, FAILED_PRECONDITION (the game is over:
+        GAME_OVER T-R1; a bot plays the seat: SEAT_PLAYED_BY_BOT T-R2; the seat has nothing to do
+        now: the refusal a move would get, e.g. NOT_YOUR_TURN H-R4, G-R2, K-R16, or ALREADY_PASSED
+        H-R2; NO_SEARCH_BOT: the service's operator took the game's search bot off).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListGames(self, request, context):
         """Lists games, newest first, a page at a time (AIP-158), filtered by game type, state and
         labels (every label given must match). For backends: when the service has service keys,
@@ -333,6 +359,11 @@ def add_EngineServiceServicer_to_server(servicer, server):
                     servicer.ExplainPlay,
                     request_deserializer=cardengine_dot_v1_dot_guandan__pb2.ExplainPlayRequest.FromString,
                     response_serializer=cardengine_dot_v1_dot_guandan__pb2.ExplainPlayResponse.SerializeToString,
+            ),
+            'SuggestAction': grpc.unary_unary_rpc_method_handler(
+                    servicer.SuggestAction,
+                    request_deserializer=cardengine_dot_v1_dot_engine__service__pb2.SuggestActionRequest.FromString,
+                    response_serializer=cardengine_dot_v1_dot_engine__service__pb2.SuggestActionResponse.SerializeToString,
             ),
             'ListGames': grpc.unary_unary_rpc_method_handler(
                     servicer.ListGames,
@@ -588,6 +619,33 @@ class EngineService:
             '/cardengine.v1.EngineService/ExplainPlay',
             cardengine_dot_v1_dot_guandan__pb2.ExplainPlayRequest.SerializeToString,
             cardengine_dot_v1_dot_guandan__pb2.ExplainPlayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SuggestAction(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardengine.v1.EngineService/SuggestAction',
+            cardengine_dot_v1_dot_engine__service__pb2.SuggestActionRequest.SerializeToString,
+            cardengine_dot_v1_dot_engine__service__pb2.SuggestActionResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -112,6 +112,23 @@ class EngineServiceStub:
     UNAUTHENTICATED, PERMISSION_DENIED, FAILED_PRECONDITION (reason CARD_NOT_IN_HAND, rule
     G-R1: a card the seat does not hold).
     """
+    SuggestAction: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.SuggestActionRequest, _engine_service_pb2.SuggestActionResponse]
+    """Suggests a move for a seat on its turn: what the game's search bot would play there, with
+    every move it searched and the value the search estimates for each, so a player can ask
+    "what would a good player do here". The search is the search bot's (docs/bots.md), fed
+    exactly what that bot is fed: the seat's view, its legal moves and the game's public
+    options, never another seat's hidden cards; its worlds are sampled from what the seat may
+    see. Deterministic: the same game, version, seat and budget always give the same reply
+    (the search draws from the generator of a bot move at that version, never from the time),
+    and on the default budget the suggestion is the move a search bot seated there would make.
+    The budget counts playouts, never time. Changes nothing (SubmitAction the suggested action
+    with the reply's version to play it). A service key sent with it is charged one call, as
+    for every call. Codes: INVALID_ARGUMENT (playouts 0, seat out of range, malformed game_id),
+    NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED, FAILED_PRECONDITION (the game is over:
+    GAME_OVER T-R1; a bot plays the seat: SEAT_PLAYED_BY_BOT T-R2; the seat has nothing to do
+    now: the refusal a move would get, e.g. NOT_YOUR_TURN H-R4, G-R2, K-R16, or ALREADY_PASSED
+    H-R2; NO_SEARCH_BOT: the service's operator took the game's search bot off).
+    """
     ListGames: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.ListGamesRequest, _engine_service_pb2.ListGamesResponse]
     """Lists games, newest first, a page at a time (AIP-158), filtered by game type, state and
     labels (every label given must match). For backends: when the service has service keys,
@@ -233,6 +250,23 @@ class EngineServiceAsyncStub(EngineServiceStub):
     malformed card or one named three times, or the game is not Guandan), NOT_FOUND,
     UNAUTHENTICATED, PERMISSION_DENIED, FAILED_PRECONDITION (reason CARD_NOT_IN_HAND, rule
     G-R1: a card the seat does not hold).
+    """
+    SuggestAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.SuggestActionRequest, _engine_service_pb2.SuggestActionResponse]  # type: ignore[assignment]
+    """Suggests a move for a seat on its turn: what the game's search bot would play there, with
+    every move it searched and the value the search estimates for each, so a player can ask
+    "what would a good player do here". The search is the search bot's (docs/bots.md), fed
+    exactly what that bot is fed: the seat's view, its legal moves and the game's public
+    options, never another seat's hidden cards; its worlds are sampled from what the seat may
+    see. Deterministic: the same game, version, seat and budget always give the same reply
+    (the search draws from the generator of a bot move at that version, never from the time),
+    and on the default budget the suggestion is the move a search bot seated there would make.
+    The budget counts playouts, never time. Changes nothing (SubmitAction the suggested action
+    with the reply's version to play it). A service key sent with it is charged one call, as
+    for every call. Codes: INVALID_ARGUMENT (playouts 0, seat out of range, malformed game_id),
+    NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED, FAILED_PRECONDITION (the game is over:
+    GAME_OVER T-R1; a bot plays the seat: SEAT_PLAYED_BY_BOT T-R2; the seat has nothing to do
+    now: the refusal a move would get, e.g. NOT_YOUR_TURN H-R4, G-R2, K-R16, or ALREADY_PASSED
+    H-R2; NO_SEARCH_BOT: the service's operator took the game's search bot off).
     """
     ListGames: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ListGamesRequest, _engine_service_pb2.ListGamesResponse]  # type: ignore[assignment]
     """Lists games, newest first, a page at a time (AIP-158), filtered by game type, state and
@@ -400,6 +434,29 @@ class EngineServiceServicer(metaclass=_abc_1.ABCMeta):
         malformed card or one named three times, or the game is not Guandan), NOT_FOUND,
         UNAUTHENTICATED, PERMISSION_DENIED, FAILED_PRECONDITION (reason CARD_NOT_IN_HAND, rule
         G-R1: a card the seat does not hold).
+        """
+
+    @_abc_1.abstractmethod
+    def SuggestAction(
+        self,
+        request: _engine_service_pb2.SuggestActionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_service_pb2.SuggestActionResponse, _abc.Awaitable[_engine_service_pb2.SuggestActionResponse]]:
+        """Suggests a move for a seat on its turn: what the game's search bot would play there, with
+        every move it searched and the value the search estimates for each, so a player can ask
+        "what would a good player do here". The search is the search bot's (docs/bots.md), fed
+        exactly what that bot is fed: the seat's view, its legal moves and the game's public
+        options, never another seat's hidden cards; its worlds are sampled from what the seat may
+        see. Deterministic: the same game, version, seat and budget always give the same reply
+        (the search draws from the generator of a bot move at that version, never from the time),
+        and on the default budget the suggestion is the move a search bot seated there would make.
+        The budget counts playouts, never time. Changes nothing (SubmitAction the suggested action
+        with the reply's version to play it). A service key sent with it is charged one call, as
+        for every call. Codes: INVALID_ARGUMENT (playouts 0, seat out of range, malformed game_id),
+        NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED, FAILED_PRECONDITION (the game is over:
+        GAME_OVER T-R1; a bot plays the seat: SEAT_PLAYED_BY_BOT T-R2; the seat has nothing to do
+        now: the refusal a move would get, e.g. NOT_YOUR_TURN H-R4, G-R2, K-R16, or ALREADY_PASSED
+        H-R2; NO_SEARCH_BOT: the service's operator took the game's search bot off).
         """
 
     @_abc_1.abstractmethod

@@ -102,6 +102,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     refused the write; nothing was changed. Retrying does not help until its operator makes
     room, so clients do not retry it on their own.
     """
+    ERROR_REASON_NO_SEARCH_BOT: _ErrorReason.ValueType  # 40
+    """FAILED_PRECONDITION, SuggestAction: the service's operator took the game's search bot off
+    (--search-budget GAME=0), and with it the suggestions, which would cost the same CPU.
+    """
     ERROR_REASON_SERVICE_KEY_SCOPE: _ErrorReason.ValueType  # 60
     """Service keys and their quotas (60..69).
     PERMISSION_DENIED: the x-service-key is the service's, but lacks the scope the call needs
@@ -240,6 +244,10 @@ ERROR_REASON_STORAGE_FULL: ErrorReason.ValueType  # 33
 """RESOURCE_EXHAUSTED: the game storage (Redis) is full (out of memory under noeviction) and
 refused the write; nothing was changed. Retrying does not help until its operator makes
 room, so clients do not retry it on their own.
+"""
+ERROR_REASON_NO_SEARCH_BOT: ErrorReason.ValueType  # 40
+"""FAILED_PRECONDITION, SuggestAction: the service's operator took the game's search bot off
+(--search-budget GAME=0), and with it the suggestions, which would cost the same CPU.
 """
 ERROR_REASON_SERVICE_KEY_SCOPE: ErrorReason.ValueType  # 60
 """Service keys and their quotas (60..69).
