@@ -64,6 +64,26 @@ def test_create_view_submit_and_a_typed_refusal(engine_address):
     run(scenario())
 
 
+def test_a_suggested_move_is_submitted_as_it_is_and_not_your_turn_is_typed(engine_address):
+    async def scenario():
+        async with AsyncEngineClient(engine_address) as client:
+            game = await client.create_game("guandan", ["human"] * 4, seed=8)
+            tokens = {entry.seat: entry.token for entry in game.seat_tokens}
+            (leader,) = game.view.to_act
+            hint = await client.suggest_action(game.game_id, leader, tokens[leader], playouts=6)
+            assert hint.value_kind == api.SUGGESTION_VALUE_KIND_LEVELS
+            assert hint.playouts == 6 and hint.action in [c.action for c in hint.candidates]
+            after = await client.submit(
+                game.game_id, leader, tokens[leader], hint.action, hint.version
+            )
+            assert after.version == hint.version + 1
+            with pytest.raises(IllegalAction) as caught:
+                await client.suggest_action(game.game_id, leader, tokens[leader], playouts=6)
+            assert (caught.value.reason, caught.value.rule_id) == ("NOT_YOUR_TURN", "G-R2")
+
+    run(scenario())
+
+
 def test_watch_follows_a_bot_game_to_its_end(engine_address):
     async def scenario():
         async with AsyncEngineClient(engine_address) as client:

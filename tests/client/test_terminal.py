@@ -173,6 +173,20 @@ def test_help_and_quit(client):
     assert "quit" in output.getvalue()
 
 
+def test_hint_prints_the_suggestion_and_each_candidates_value_and_playouts(client):
+    output = io.StringIO()
+    with pytest.raises(PlayerQuit):
+        play(client, input_fn=scripted("hint 40", "quit", then=None), output=output, seed=SEED)
+    text = output.getvalue()
+    (hint,) = [line for line in text.splitlines() if line.startswith("  Hint: pass ")]
+    assert "(40 playouts; values in points fewer than the others' average this hand" in hint
+    rated = [line for line in text.splitlines() if line.endswith(" over 2 playouts")]
+    assert len(rated) == 20  # every 3 of the 6 most dangerous cards, 40 playouts over 20
+    assert sum(line.startswith("   * pass ") for line in rated) == 1  # the suggestion, marked
+    values = [float(line.split(": ")[1].split()[0]) for line in rated]
+    assert values == sorted(values, reverse=True)
+
+
 def hearts_event(**kind) -> game_pb2.GameEvent:
     return game_pb2.GameEvent(hearts=hearts_pb2.HeartsEvent(**kind))
 

@@ -30,6 +30,12 @@ def scripted(moves: int):
     return input_fn
 
 
+def scripted_lines(*lines: str):
+    """An input_fn giving ``lines`` in turn, whatever it is asked."""
+    answers = list(lines)
+    return lambda prompt: answers.pop(0)
+
+
 def test_the_person_plays_against_search_bots(redis_url):
     output = io.StringIO()
     with (
@@ -50,3 +56,15 @@ def test_a_game_without_search_bots_is_reported(redis_url):
         pytest.raises(ValueError, match="offers no search bot"),
     ):
         play(client, input_fn=scripted(0), output=io.StringIO(), bots="search")
+
+
+def test_hint_says_why_when_the_game_has_no_search_bot(redis_url):
+    output = io.StringIO()
+    with (
+        local_service(redis_url, search_budgets=("hearts=0",)) as address,
+        EngineClient(address) as client,
+        pytest.raises(PlayerQuit),
+    ):
+        play(client, input_fn=scripted_lines("hint", "quit"), output=output, seed=3)
+    assert "No hint: " in output.getvalue()
+    assert "[NO_SEARCH_BOT]" in output.getvalue()

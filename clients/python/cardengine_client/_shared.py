@@ -361,6 +361,13 @@ def submit_request(
     )
 
 
+def suggest_request(
+    game_id: str, seat: int, playouts: int | None
+) -> engine_service_pb2.SuggestActionRequest:
+    """The SuggestAction request (no ``playouts``: the game's default budget)."""
+    return engine_service_pb2.SuggestActionRequest(game_id=game_id, seat=seat, playouts=playouts)
+
+
 def action_log_request(
     game_id: str, seat: int | None, page_size: int, page_token: str, from_index: int
 ) -> engine_service_pb2.GetActionLogRequest:

@@ -38,6 +38,7 @@ from cardengine_client._shared import (
     create_game_request,
     list_games_request,
     submit_request,
+    suggest_request,
     update_seat_request,
     view_request,
     watch_request,
@@ -234,6 +235,14 @@ class AsyncEngineClient:
         """
         request = submit_request(game_id, seat, action, expected_version, request_id)
         return (await self._call(self._stub.SubmitAction, request, token)).view
+
+    async def suggest_action(
+        self, game_id: str, seat: int, token: str, playouts: int | None = None
+    ) -> engine_service_pb2.SuggestActionResponse:
+        """The move the game's search bot would make for ``seat`` now (see the blocking client)."""
+        return await self._call(
+            self._stub.SuggestAction, suggest_request(game_id, seat, playouts), token
+        )
 
     async def action_log(
         self,

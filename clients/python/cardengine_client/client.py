@@ -47,6 +47,7 @@ from cardengine_client._shared import (
     list_games_request,
     player_type,
     submit_request,
+    suggest_request,
     update_seat_request,
     view_request,
     watch_request,
@@ -340,6 +341,25 @@ class EngineClient:
         """
         request = submit_request(game_id, seat, action, expected_version, request_id)
         return self._call(self._stub.SubmitAction, request, token).view
+
+    def suggest_action(
+        self, game_id: str, seat: int, token: str, playouts: int | None = None
+    ) -> engine_service_pb2.SuggestActionResponse:
+        """The move the game's search bot would make for ``seat`` now, with the values it compared.
+
+        ``playouts`` is the search's budget (``None``: the game's default; more than the
+        reply's ``max_playouts`` is lowered to it). The reply's ``action`` may be submitted as
+        it is with the reply's ``version``; each of its ``candidates`` has a mean ``value`` in
+        the unit ``value_kind`` names (higher is better) and the ``playouts`` it rests on.
+        Deterministic, and changes nothing.
+
+        Raises:
+            IllegalAction: the seat has nothing to do now (e.g. ``NOT_YOUR_TURN``), the game
+                is over (``GAME_OVER``) or a bot plays the seat, see ``rule_id``; or reason
+                ``NO_SEARCH_BOT``: the service offers no search bot for the game.
+            InvalidArgument, NotFound, Unauthenticated, PermissionDenied.
+        """
+        return self._call(self._stub.SuggestAction, suggest_request(game_id, seat, playouts), token)
 
     def action_log(
         self,

@@ -8,11 +8,12 @@ the lines of the table that changed. When the stream reaches a version where the
 must act, the whole view is shown and a move is read: a number from the menu of legal
 actions, or the move as text such as ``QS`` or ``2C 3C AH``. A family of moves the view
 offers as a ``CardChoice`` (the Hearts pass: any three cards) is typed as its cards, or
-picked by its menu number for the first cards it lists. The move goes out with SubmitAction
-and the stream shows what followed. A refused move prints the service's reason and rule ID
-and the player tries again; ABORTED (the game moved on) waits for the stream to catch up.
-Nothing here knows a game's rules: the service decides, and :mod:`cardengine_client.text`
-only draws. ``help`` lists the commands, ``quit`` leaves.
+picked by its menu number for the first cards it lists. ``hint`` asks the service what its
+search bot would play (SuggestAction) and shows how the search rated each move it tried. The
+move goes out with SubmitAction and the stream shows what followed. A refused move prints the
+service's reason and rule ID and the player tries again; ABORTED (the game moved on) waits for
+the stream to catch up. Nothing here knows a game's rules: the service decides, and
+:mod:`cardengine_client.text` only draws. ``help`` lists the commands, ``quit`` leaves.
 
 Table events (a seat handed over, a clock that ran out, an early end) are told in words, and
 with a turn clock (``--clock SECONDS``) each view shows every human seat's time and bank.
@@ -38,6 +39,7 @@ from cardengine_client.errors import Aborted, EngineError, IllegalAction, Invali
 from cardengine_client.text import (
     GAME_TEXTS,
     LANGUAGES,
+    describe_action,
     parse_action,
     render_menu,
     render_outcome,
@@ -53,11 +55,26 @@ HELP: Final = """Commands:
   a number       the move of that number in the menu
   cards or text  the move itself, e.g. QS to play, 2C 3C AH to pass (the game's own words)
   list           show the menu of moves again
+  hint [N]       what the service's search bot would play here, and how it rates each
+                 move it tried (N: playouts to search, else the game's default)
   help           this text
   quit           leave the game (it stays on the service)"""
 
 InputFn = Callable[[str], str]
 Show = Callable[[str], None]
+Hint = Callable[[int | None], str]
+"""Asks the service for a suggestion (with so many playouts, or its default) as text."""
+
+VALUE_UNITS: Final = {
+    engine_service_pb2.SUGGESTION_VALUE_KIND_HAND_POINTS_MARGIN: (
+        "points fewer than the others' average this hand"
+    ),
+    engine_service_pb2.SUGGESTION_VALUE_KIND_DEAL_SCORE_MARGIN: (
+        "points ahead of the opponent this deal"
+    ),
+    engine_service_pb2.SUGGESTION_VALUE_KIND_LEVELS: "levels won by your team this deal",
+}
+"""What each kind of suggestion value counts, in words (higher is always better)."""
 
 
 class PlayerQuit(EOFError):
@@ -180,6 +197,28 @@ def parse_move(view: game_pb2.GameView, typed: str) -> game_pb2.Action:
     return parse_action(view, choice_text)
 
 
+def render_suggestion(reply: engine_service_pb2.SuggestActionResponse) -> str:
+    """A SuggestAction reply as text: the suggested move, then every move the search tried.
+
+    The moves are listed best first by their mean value, each with the playouts it rests on;
+    the unit is said once (a value kind this client does not know is shown as a number).
+    """
+    unit = VALUE_UNITS.get(reply.value_kind, "the search's value")
+    lines = [f"  Hint: {describe_action(reply.action)}"]
+    searched = [c for c in reply.candidates if c.HasField("value")]
+    if not searched:
+        lines[0] += " (the only move worth searching)"
+        return "\n".join(lines)
+    lines[0] += f" ({reply.playouts} playouts; values in {unit}, higher is better)"
+    for candidate in sorted(searched, key=lambda c: -c.value):
+        mark = "*" if candidate.action == reply.action else " "
+        lines.append(
+            f"   {mark} {describe_action(candidate.action)}: {candidate.value:+.2f}"
+            f" over {candidate.playouts} playouts"
+        )
+    return "\n".join(lines)
+
+
 def move_prompt(view: game_pb2.GameView) -> str:
     """What the player is asked for a move; it names the commands besides moves."""
     if view.legal_choices and not view.legal_actions:
@@ -188,7 +227,7 @@ def move_prompt(view: game_pb2.GameView) -> str:
     return "Your move (a number or e.g. QS; 'list' for the menu, 'help', 'quit'): "
 
 
-def _ask(view: game_pb2.GameView, input_fn: InputFn, show: Show) -> game_pb2.Action:
+def _ask(view: game_pb2.GameView, input_fn: InputFn, show: Show, hint: Hint) -> game_pb2.Action:
     """Read until the player names an action (it may still be illegal: the service judges).
 
     Raises:
@@ -197,8 +236,11 @@ def _ask(view: game_pb2.GameView, input_fn: InputFn, show: Show) -> game_pb2.Act
     while True:
         typed = input_fn(move_prompt(view)).strip()
         command = typed.lower()
+        word, _, rest = command.partition(" ")
         if command in ("list", "?"):
             show(_menu(view))
+        elif word == "hint" and (not rest.strip() or rest.strip().isdigit()):
+            show(hint(int(rest) if rest.strip() else None))
         elif command in ("help", "h"):
             show(HELP)
         elif command in ("quit", "exit", "q"):
@@ -357,11 +399,19 @@ class _Table:
                 self.show(f"    {line.strip()}")
         self.lines = lines
 
+    def _hint(self, view: game_pb2.GameView, playouts: int | None) -> str:
+        """The service's suggestion for the seat at ``view`` as text, or why there is none."""
+        try:
+            reply = self.client.suggest_action(view.game_id, self.seat, self.token, playouts)
+        except (IllegalAction, InvalidArgument) as err:
+            return f"  No hint: {describe_rejection(err)}"
+        return render_suggestion(reply)
+
     def _turn(self, view: game_pb2.GameView) -> None:
         """Read moves until one is accepted (or the game moved on without it)."""
         _show_turn(view, self.show)
         while True:
-            action = _ask(view, self.input_fn, self.show)
+            action = _ask(view, self.input_fn, self.show, lambda n: self._hint(view, n))
             try:
                 reply = self.client.submit(
                     view.game_id, self.seat, self.token, action, view.version
