@@ -476,6 +476,18 @@ class EngineClient {
     return reply.view;
   }
 
+  // What the game's search bot would play for `seat` now (SuggestAction): the reply's action
+  // (submit it as is, with the reply's version), and every move the search compared, each with
+  // its mean value (unit: the reply's value_kind; higher is better; unset when the move was the
+  // only one) and the playouts it rests on. options: { playouts } (the search's budget; default:
+  // the game's, more than the reply's max_playouts is lowered to it). Deterministic, changes
+  // nothing: a read, retried after UNAVAILABLE.
+  suggestAction(gameId, seat, token, { playouts } = {}) {
+    const request = { game_id: gameId, seat };
+    if (playouts !== undefined && playouts !== null) request.playouts = playouts;
+    return this.call('SuggestAction', request, token, { retry: true });
+  }
+
   // One page of the action log; pageSize 0 (or more than 1000) is 1000 entries. Pass the reply's
   // next_page_token as pageToken (with the same other arguments) for the next page.
   actionLog(gameId, seat, token, { pageSize = 0, pageToken = '', fromIndex = 0 } = {}) {

@@ -26,6 +26,9 @@ import type { ListGamesResponse__Output } from './generated/cardengine/v1/ListGa
 import type { ListGameTypesResponse__Output } from './generated/cardengine/v1/ListGameTypesResponse';
 import type { LogEntry__Output } from './generated/cardengine/v1/LogEntry';
 import type { PlayerType } from './generated/cardengine/v1/PlayerType';
+import type { SuggestActionResponse__Output } from './generated/cardengine/v1/SuggestActionResponse';
+import type { SuggestionCandidate__Output } from './generated/cardengine/v1/SuggestionCandidate';
+import type { SuggestionValueKind } from './generated/cardengine/v1/SuggestionValueKind';
 import type { UpdateSeatResponse__Output } from './generated/cardengine/v1/UpdateSeatResponse';
 import type { _google_rpc_BadRequest_FieldViolation__Output } from './generated/google/rpc/BadRequest';
 import type { _google_rpc_PreconditionFailure_Violation__Output } from './generated/google/rpc/PreconditionFailure';
@@ -37,7 +40,8 @@ export type {
   Action, Action__Output, Card, Card__Output, CardChoice__Output, ClockPolicy, CreateGameResponse__Output,
   ExpiryAction, GameEnded__Output, GameEvent__Output, GameInfo__Output, GameState, GameUpdate__Output, GameView__Output,
   GetActionLogResponse__Output, ListGamesResponse__Output, ListGameTypesResponse__Output, LogEntry__Output,
-  PlayerType, UpdateSeatResponse__Output,
+  PlayerType, SuggestActionResponse__Output, SuggestionCandidate__Output, SuggestionValueKind,
+  UpdateSeatResponse__Output,
 };
 
 /** The metadata entry a seat token travels in. */
@@ -185,6 +189,13 @@ export declare class EngineClient {
   /** Retried after UNAVAILABLE with the same request_id; the service applies it at most once. */
   submit(gameId: string, seat: number, token: string, action: Action, expectedVersion: number | string,
     requestId?: string): Promise<GameView__Output>;
+  /**
+   * What the game's search bot would play for `seat` now, with every move it compared (mean value in the
+   * unit of value_kind, higher is better; the playouts it rests on). Deterministic, changes nothing;
+   * retried after UNAVAILABLE. `playouts`: the budget (default the game's; lowered to max_playouts).
+   */
+  suggestAction(gameId: string, seat: number, token: string,
+    options?: { playouts?: number | null }): Promise<SuggestActionResponse__Output>;
   actionLog(gameId: string, seat?: number, token?: string, options?: ActionLogOptions): Promise<GetActionLogResponse__Output>;
   actionLogEntries(gameId: string, seat?: number, token?: string,
     options?: Omit<ActionLogOptions, 'pageToken'>): AsyncGenerator<LogEntry__Output, void, undefined>;

@@ -1,7 +1,9 @@
 // A small backend in TypeScript using the client; `tsc --noEmit -p test/typescript` checks it
 // against types/ (test/types.test.js), it is not run.
 import { createClient, chooseCards, describeEvent, errorDetails, GameQuotaExceeded, RateLimited, status } from '../..';
-import type { GameInfo__Output, GameView__Output, WatchItem } from '../..';
+import type {
+  GameInfo__Output, GameView__Output, SuggestActionResponse__Output, SuggestionValueKind, WatchItem,
+} from '../..';
 
 export async function playOnePass(address: string): Promise<string> {
   const client = createClient(address, { language: 'fr', timeoutMs: 5000 });
@@ -70,6 +72,20 @@ export async function createOrWait(address: string, serviceKey: string): Promise
     if (error instanceof RateLimited) return (error.retryDelay ?? 1) + error.quotaViolations.length;
     const { retryDelay, quotaViolations } = errorDetails(error);
     return (retryDelay ?? 0) + quotaViolations.length;
+  } finally {
+    client.close();
+  }
+}
+
+// A hint for a seat: the search's move, each candidate's value in its unit, then the move played.
+export async function playTheHint(address: string, gameId: string, seat: number, token: string): Promise<string> {
+  const client = createClient(address);
+  try {
+    const hint: SuggestActionResponse__Output = await client.suggestAction(gameId, seat, token, { playouts: 16 });
+    const unit: SuggestionValueKind = hint.value_kind;
+    const values = hint.candidates.map((candidate) => `${candidate.value ?? '-'} over ${candidate.playouts}`);
+    if (hint.action) await client.submit(gameId, seat, token, hint.action, hint.version);
+    return [unit, hint.max_playouts, ...values].join(' ');
   } finally {
     client.close();
   }
