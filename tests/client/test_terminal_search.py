@@ -20,20 +20,14 @@ MOVES = 4
 """The person's moves before quitting: the pass and a few cards, enough to see bots move."""
 
 
-def scripted(moves: int):
-    """An input_fn taking the first choice ``moves`` times, then quitting."""
-    answers = ["1"] * moves
+def scripted(moves: int, *first: str):
+    """An input_fn giving ``first``, then taking the first choice ``moves`` times, then quitting."""
+    answers = [*first] + ["1"] * moves
 
     def input_fn(prompt: str) -> str:
         return answers.pop(0) if answers else "quit"
 
     return input_fn
-
-
-def scripted_lines(*lines: str):
-    """An input_fn giving ``lines`` in turn, whatever it is asked."""
-    answers = list(lines)
-    return lambda prompt: answers.pop(0)
 
 
 def test_the_person_plays_against_search_bots(redis_url):
@@ -49,22 +43,15 @@ def test_the_person_plays_against_search_bots(redis_url):
     assert "Refused" not in text
 
 
-def test_a_game_without_search_bots_is_reported(redis_url):
-    with (
-        local_service(redis_url, search_budgets=("hearts=0",)) as address,
-        EngineClient(address) as client,
-        pytest.raises(ValueError, match="offers no search bot"),
-    ):
-        play(client, input_fn=scripted(0), output=io.StringIO(), bots="search")
-
-
-def test_hint_says_why_when_the_game_has_no_search_bot(redis_url):
+def test_a_game_without_search_bots_is_reported_and_gives_no_hint(redis_url):
     output = io.StringIO()
     with (
         local_service(redis_url, search_budgets=("hearts=0",)) as address,
         EngineClient(address) as client,
-        pytest.raises(PlayerQuit),
     ):
-        play(client, input_fn=scripted_lines("hint", "quit"), output=output, seed=3)
+        with pytest.raises(ValueError, match="offers no search bot"):
+            play(client, input_fn=scripted(0), output=io.StringIO(), bots="search")
+        with pytest.raises(PlayerQuit):
+            play(client, input_fn=scripted(0, "hint"), output=output, seed=3)
     assert "No hint: " in output.getvalue()
     assert "[NO_SEARCH_BOT]" in output.getvalue()
