@@ -252,7 +252,14 @@ $(BENCH_STAMP): $(VENV_STAMP)
 	$(SYNC) --extra dev --extra bench
 	touch $@
 
-bench: setup $(BENCH_STAMP) ## figures beside their floors into results/ (QUICK=1: a smoke run)
+# The peers bench's part runs beside the engine (bench/peers: boardgame.io, Colyseus): its own
+# packages, from its lockfile, installed when the lockfile is newer than what is installed.
+PEERS_MODULES := bench/peers/node_modules/.package-lock.json
+
+$(PEERS_MODULES): bench/peers/package-lock.json | system-deps
+	$(call quietly,installing the peers benchmark's packages (npm ci),peers-npm,cd bench/peers && npm ci --no-audit --no-fund)
+
+bench: setup $(BENCH_STAMP) $(PEERS_MODULES) ## figures beside their floors into results/, the engine beside boardgame.io and Colyseus too (QUICK=1: a smoke run)
 	$(PY) -m bench $(BENCH_ARGS)
 
 tournament: setup $(BENCH_STAMP) ## duplicate bot tournaments, Hearts against OpenSpiel's ISMCTS, goals into results/tournament.md (QUICK=1: a few hands; at most $(TOURNAMENT_SECONDS) s)
@@ -286,4 +293,4 @@ golden: setup ## rewrite tests/golden/ after an intended rules change (REPLAY=1:
 
 clean: ## remove the virtualenv, build output (the compiled rules too) and local data (the committed stubs stay)
 	find engine_service -name '*.so' -delete
-	rm -rf $(VENV) $(TOOLS) var results build site docs/reference.md clients/python/build clients/node/node_modules clients/*/generated web/node_modules web/dist web/src/gen
+	rm -rf $(VENV) $(TOOLS) var results build site docs/reference.md clients/python/build clients/node/node_modules clients/*/generated web/node_modules web/dist web/src/gen bench/peers/node_modules

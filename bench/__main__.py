@@ -14,6 +14,9 @@
    flight, alone beside the same while a long all-bot game is played on by the same process's
    timer loop; the all-bot game's CreateGame beside an all-human one, and its bot moves per
    second; once with the engine's bot settings and once with smaller slices.
+7. Peers (Hearts, :mod:`bench.peers`): the engine beside a small Hearts of ours hosted by
+   boardgame.io (in memory and FlatFile) and Colyseus, each in its own Node process, with 1, 16
+   and 64 games at once, one move outstanding each, delivered once all four seats have it.
 
 Writes ``bench.json``, ``bench.md`` and PNG plots (linked from ``bench.md``: rules beside
 OpenSpiel, SubmitAction of engine and floor, engine ÷ floor per game with the spread of the
@@ -35,7 +38,7 @@ from typing import Any
 
 import redis
 
-from bench import bots, fanout, rules, service, storage
+from bench import bots, fanout, peers, rules, service, storage
 from bench.driver import record_scripts
 from bench.report import markdown, plots
 from bench.servers import engine_servers, floor_server
@@ -67,6 +70,9 @@ class Plan:
     bot_levels: tuple[int, ...] = (1, 16)
     bot_seconds: float = 12.0
     """A p99 needs thousands of calls per side: at 4 s the ratio moved by 0.8 between runs."""
+    peers_levels: tuple[int, ...] = (1, 16, 64)
+    peers_seconds: float = 4.0
+    """Per side and number of games, shared by the rounds."""
 
 
 FULL = Plan(
@@ -103,10 +109,11 @@ QUICK = Plan(
     bot_settings=(bots.ENGINE_DEFAULTS,),
     bot_levels=(1, 4),
     bot_seconds=0.6,
+    peers_seconds=1.0,
 )
 
 
-PARTS = {"rules", "service"}
+PARTS = {"rules", "service", "peers"}
 
 
 def rules_part(plan: Plan) -> dict[str, Any]:
@@ -192,13 +199,24 @@ def run(plan: Plan, out: Path, parts: set[str] = PARTS) -> dict[str, Any]:
         figures.update(rules_part(plan))
     if "service" in parts:
         figures.update(service_parts(plan))
+    if "peers" in parts:
+        figures["peers"] = peers.peers(plan.peers_levels, plan.peers_seconds)
     figures["elapsed_seconds"] = round(time.perf_counter() - started, 1)
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.json").write_text(json.dumps(figures, indent=2) + "\n")  # kept if a plot fails
     figures["plots"] = [path.name for path in plots(figures, out)]
     (out / "bench.json").write_text(json.dumps(figures, indent=2) + "\n")
-    (out / "bench.md").write_text(markdown(figures))
+    (out / "bench.md").write_text(report(figures))
     return figures
+
+
+def report(figures: dict[str, Any]) -> str:
+    """bench.md: every part's section, the peers' last."""
+    served = "rules" in figures or "service" in figures
+    text = markdown(figures) if served else ""
+    if "peers" in figures:
+        text += "\n" + "\n".join(peers.markdown(figures)) + "\n"
+    return text
 
 
 def main() -> None:
@@ -206,11 +224,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds")
     parser.add_argument("--out", type=Path, default=Path("results"), help="where to write")
     parser.add_argument(
-        "--only", choices=sorted(PARTS), help="run one part (rules alone, or everything served)"
+        "--only",
+        choices=sorted(PARTS),
+        help="run one part (rules alone, everything served, or the engine beside its peers)",
     )
     args = parser.parse_args()
     figures = run(QUICK if args.quick else FULL, args.out, {args.only} if args.only else PARTS)
-    print(markdown(figures))
+    print(report(figures))
     print(f"written to {args.out}/ in {figures['elapsed_seconds']} s")
 
 
