@@ -494,7 +494,7 @@ function render(): void {
     }
     const done = h.previousHand?.tricks.at(-1);
     if (h.previousHand && done) {
-      previous.append(el("div", {}, `Hand ${h.previousHand.handNumber}: scores ${h.previousHand.scores.join(" / ")}`),
+      previous.append(el("div", {}, t("handScores", { n: h.previousHand.handNumber + 1, scores: h.previousHand.scores.join(" / ") })),
         trickNode(done.leader, done.cards, done.winner));
     }
   } else if (game.case === "klaberjass") {
@@ -516,7 +516,7 @@ function render(): void {
     }
     const done = k.previousDeal?.tricks.at(-1);
     if (k.previousDeal && done) {
-      previous.append(el("div", {}, `Deal ${k.previousDeal.dealNumber}: scores ${k.previousDeal.result?.scores.join(" / ") ?? ""}`),
+      previous.append(el("div", {}, t("dealScores", { n: k.previousDeal.dealNumber + 1, scores: k.previousDeal.result?.scores.join(" / ") ?? "" })),
         trickNode(done.leader, done.cards, done.winner));
     }
   } else if (game.case === "guandan") {
@@ -534,14 +534,14 @@ function render(): void {
     for (const entry of g.roundHistory) latest.set(entry.seat, entry);
     for (const [index, entry] of latest) {
       trick.append(slot(index, ...(entry.move.case === "play"
-        ? entry.move.value.cards.map((card) => cardNode(card)) : ["pass"])));
+        ? entry.move.value.cards.map((card) => cardNode(card)) : [t("passed")])));
     }
     if (g.previousDeal) {
-      previous.append(el("div", {}, `Deal ${g.previousDeal.dealNumber}: order ${g.previousDeal.order.map(seatName).join(", ")}`));
+      previous.append(el("div", {}, t("dealOrder", { n: g.previousDeal.dealNumber + 1, order: g.previousDeal.order.map(seatName).join(", ") })));
       for (const entry of g.previousDeal.lastPlays) {
         const line = el("div", { class: "played" }, `${seatName(entry.seat)}: `);
         if (entry.move.case === "play") entry.move.value.cards.forEach((card) => line.append(cardNode(card)));
-        else line.append("pass");
+        else line.append(t("passed"));
         previous.append(line);
       }
     }
