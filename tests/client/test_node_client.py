@@ -192,7 +192,9 @@ def test_node_client_tests_pass_against_the_service(
 
 
 INSTALLED_SCRIPT = r"""
-const { createClient, chooseCards, describeEvent, errorDetails, PROTOS_DIR } = require('cardengine-client');
+const {
+  createClient, chooseCards, describeEvent, errorDetails, PROTOS_DIR,
+} = require('cardengine-client');
 (async () => {
   const client = createClient(process.argv[2], { language: 'de', timeoutMs: 20000 });
   try {
