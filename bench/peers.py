@@ -41,7 +41,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import grpc
 import redis
@@ -186,15 +186,35 @@ def lowest_action(view: game_pb2.GameView) -> game_pb2.Action:
     return filled_choice(choice, sorted(choice.cards, key=order)[: choice.count])
 
 
-class WatchGameDriver:
-    """The engine through its public API: CreateGame, a WatchGame stream per seat (seat token,
-    views), SubmitAction for the seat to act.
-
-    A driver opens games, moves in them one move at a time and closes them; :func:`play_slots`
-    does the rest. Another transport is another class with the same four methods.
+class EngineDriver(Protocol):
+    """One way of playing the engine's Hearts: opens games, moves in them one move at a time,
+    closes them; :func:`play_slots` does the rest. A game is whatever the driver keeps for it.
     """
 
-    title = "engine"
+    def __init__(self, address: str) -> None: ...
+
+    async def start(self, games: int) -> None:
+        """Connect, for ``games`` games at once."""
+
+    async def open(self, slot: int, seed: int) -> Any:
+        """A new four-human-seat Hearts game with ``seed``, every seat following it."""
+
+    def over(self, game: Any) -> bool:
+        """Whether the game has finished."""
+
+    async def move(self, slot: int, game: Any) -> float:
+        """The seat to act's lowest legal move, sent; milliseconds until all four seats have
+        the state it made."""
+
+    async def close(self, game: Any) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+class WatchGameDriver:
+    """The engine through its public API: CreateGame, a WatchGame stream per seat (seat token,
+    views), SubmitAction for the seat to act (an :class:`EngineDriver`).
+    """
 
     def __init__(self, address: str) -> None:
         self.address = address
@@ -237,9 +257,12 @@ class WatchGameDriver:
                 elif message.WhichOneof("message") == "ended":
                     game.seen(seat, message.ended.version, None)
 
-    async def move(self, slot: int, game: EngineGame) -> tuple[float, str]:
+    def over(self, game: EngineGame) -> bool:
+        return game.over
+
+    async def move(self, slot: int, game: EngineGame) -> float:
         """The seat to act's lowest legal move, sent; the time from sending it until all four
-        seats have the version it made, and the card (or cards) it played."""
+        seats have the version it made."""
         version = game.version
         view = game.views[0]
         seat = view.to_act[0]
@@ -256,7 +279,7 @@ class WatchGameDriver:
         sent = time.perf_counter()
         await stub.SubmitAction(request, metadata=game.metadata[seat])
         arrived = await asyncio.wait_for(delivered, DELIVERY_TIMEOUT)
-        return (arrived - sent) * 1000, str(action.hearts)
+        return (arrived - sent) * 1000
 
     async def close(self, game: EngineGame) -> None:
         for call in game.calls:
@@ -270,11 +293,12 @@ class WatchGameDriver:
             await channel.close(None)
 
 
-ENGINE_DRIVERS: dict[str, type[WatchGameDriver]] = {"engine": WatchGameDriver}
-"""The engine's columns: each a transport driven by the same loop."""
+ENGINE_DRIVERS: dict[str, type[EngineDriver]] = {"engine": WatchGameDriver}
+"""The engine's columns, each a transport driven by the same loop (a ``Play`` stream's driver
+would be one more entry)."""
 
 
-async def play_slots(driver: WatchGameDriver, games: int, seconds: float, probe: Any) -> SideResult:
+async def play_slots(driver: EngineDriver, games: int, seconds: float, probe: Any) -> SideResult:
     """``games`` games at once, one move outstanding each, for ``seconds``; as load.js does.
 
     Game ``n`` of slot ``s`` has seed ``1 + s + n * games``. ``probe()`` is called before and
@@ -292,14 +316,14 @@ async def play_slots(driver: WatchGameDriver, games: int, seconds: float, probe:
             table = tables[slot]
             nth = 0
             while time.perf_counter() < deadline:
-                if table.over:
+                if driver.over(table):
                     await driver.close(table)
                     nth += 1
                     table = await driver.open(slot, 1 + slot + nth * games)
                     result.games_created += 1
                     continue
                 try:
-                    latency, _ = await driver.move(slot, table)
+                    latency = await driver.move(slot, table)
                 except (TimeoutError, grpc.aio.AioRpcError) as error:
                     name = type(error).__name__
                     if isinstance(error, grpc.aio.AioRpcError):
@@ -365,9 +389,14 @@ _NODE_ENV = {**os.environ, "NODE_ENV": "production"}
 
 @contextlib.contextmanager
 def peer_server(kind: str) -> Iterator[tuple[int, int]]:
-    """``node server.js KIND`` on a free loopback port; yields (port, pid); stopped by its pid."""
+    """``node server.js KIND`` on a free loopback port; yields (port, pid); stopped by its pid.
+
+    Its output goes to ``build/peers-KIND.log``.
+    """
     port = free_port()
-    with tempfile.TemporaryDirectory() as folder, tempfile.TemporaryFile() as log:
+    (ROOT / "build").mkdir(exist_ok=True)
+    output = ROOT / "build" / f"peers-{kind}.log"
+    with tempfile.TemporaryDirectory() as folder, output.open("w+b") as log:
         process = subprocess.Popen(
             [_node(), "server.js", kind, str(port), folder],
             cwd=PEERS_DIR,
@@ -483,7 +512,11 @@ def peers(levels: Sequence[int], seconds: float) -> dict[str, Any]:
                         run = engine_run(side, engine, redis_pid, games, share)
                     else:
                         port, pid = servers[side]
-                        run = peer_run(side, port, pid, games, share)
+                        try:
+                            run = peer_run(side, port, pid, games, share)
+                        except RuntimeError as error:  # one failed run, shown in the table
+                            print(error, file=sys.stderr)
+                            run = SideResult(games, errors={"RUN_FAILED": 1})
                     pooled[side].add(run)
             reference = pooled[REFERENCE_PEER]
             row: dict[str, Any] = {
@@ -528,8 +561,10 @@ PER_MOVE = (
     "patch), and then stores the state and its log: in memory, or with FlatFile through "
     "node-persist to a file. The seats see a move before it is written; the game's next move "
     "waits for that write, because reading the state queues behind it, and node-persist "
-    "(FlatFile's default settings) writes its queue once a second: FlatFile's latency is "
-    "that wait. **Colyseus**: the room holds the game in the process's memory only (nothing "
+    "(FlatFile's default settings) queues a write that comes while another is under way "
+    "until the next write starts or its once-a-second timer fires: FlatFile's latency is "
+    "mostly that wait, longest with one game, where no other game's write comes along. "
+    "**Colyseus**: the room holds the game in the process's memory only (nothing "
     "is written), runs the same hearts.js check, mirrors the change into its schema state "
     "and broadcasts one patch per move (the patch timer is off), each seat's patch "
     "filtered by its StateView so that only its own hand is in it; no version or request "
@@ -550,7 +585,9 @@ def markdown(figures: dict[str, Any]) -> list[str]:
         "",
         "Each side keeps `G` games going, one move outstanding per game; a move is delivered "
         "once all four seats have received the state it made. p50 is of send to delivered-to-"
-        "all-four; CPU is the server process's per move (the engine's + its Redis's). "
+        "all-four; CPU is the server process's per move (the engine's + its Redis's), read "
+        "in the kernel's ticks (10 ms), so a side with few moves (FlatFile at 1 in flight) "
+        "has a coarse one. "
         f"Load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} before, "
         f"{load[3]:.2f} / {load[4]:.2f} / {load[5]:.2f} after, on {part['cores']} cores.",
         "",

@@ -52,7 +52,10 @@ class Table {
     if (this.moves.every((m) => m >= this.target)) return Promise.resolve(performance.now());
     return new Promise((resolve, reject) => {
       this.resolve = resolve;
-      setTimeout(() => reject(new Error(moves == null ? "NOT_OPENED" : "NOT_DELIVERED")), timeout).unref();
+      setTimeout(() => {
+        if (process.env.PEERS_DEBUG) console.error(`not seen: ${moves} ${this.moves}`);
+        reject(new Error(moves == null ? "NOT_OPENED" : "NOT_DELIVERED"));
+      }, timeout).unref();
     });
   }
 }
@@ -77,18 +80,24 @@ async function bgioGame(seed) {
   const table = new Table();
   const views = [null, null, null, null];
   const clients = [];
+  // Every seat joins before any connects: a connection rewrites the match's metadata too, and
+  // with FlatFile a join between its read and its write would lose that seat's credentials.
+  const credentials = [];
   for (let seat = 0; seat < 4; seat++) {
     const joined = await post(`/games/hearts/${matchID}/join`, {
       playerID: String(seat),
       playerName: `seat ${seat}`,
     });
+    credentials.push(joined.playerCredentials);
+  }
+  for (let seat = 0; seat < 4; seat++) {
     const client = Client({
       game: HeartsGame,
       numPlayers: 4,
       multiplayer: SocketIO({ server: base }),
       matchID,
       playerID: String(seat),
-      credentials: joined.playerCredentials,
+      credentials: credentials[seat],
       debug: false,
     });
     client.subscribe((state) => {
