@@ -85,6 +85,8 @@ class SideResult:
     latencies_ms: list[float] = field(default_factory=list)
     server_cpu_seconds: float = 0.0
     redis_cpu_seconds: float = 0.0
+    client_cpu_seconds: float = 0.0
+    """The load generator's own CPU (for the engine: this whole process)."""
     games_created: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     first_game: str = ""
@@ -108,6 +110,7 @@ class SideResult:
         self.latencies_ms += other.latencies_ms
         self.server_cpu_seconds += other.server_cpu_seconds
         self.redis_cpu_seconds += other.redis_cpu_seconds
+        self.client_cpu_seconds += other.client_cpu_seconds
         self.games_created += other.games_created
         for key, count in other.errors.items():
             self.errors[key] = self.errors.get(key, 0) + count
@@ -123,6 +126,7 @@ class SideResult:
             "p99_ms": round(self.percentile(0.99), 3),
             "cpu_us_per_move": round(self.per_move_us(self.server_cpu_seconds), 1),
             "redis_cpu_us_per_move": round(self.per_move_us(self.redis_cpu_seconds), 1),
+            "client_cpu_us_per_move": round(self.per_move_us(self.client_cpu_seconds), 1),
             "games_created": self.games_created,
             "errors": self.errors,
         }
@@ -309,6 +313,7 @@ async def play_slots(driver: EngineDriver, games: int, seconds: float, probe: An
     try:
         tables = list(await asyncio.gather(*(driver.open(s, 1 + s) for s in range(games))))
         server_before, redis_before = probe()
+        client_before = process_cpu_seconds(os.getpid())
         started = time.perf_counter()
         deadline = started + seconds
 
@@ -336,8 +341,10 @@ async def play_slots(driver: EngineDriver, games: int, seconds: float, probe: An
         finals = await asyncio.gather(*(slot_loop(slot) for slot in range(games)))
         result.seconds = time.perf_counter() - started
         server_after, redis_after = probe()
+        client_after = process_cpu_seconds(os.getpid())
         result.server_cpu_seconds = server_after - server_before
         result.redis_cpu_seconds = redis_after - redis_before
+        result.client_cpu_seconds = client_after - client_before
         for table in finals:
             await driver.close(table)
     finally:
@@ -447,11 +454,11 @@ def peer_run(kind: str, port: int, pid: int, games: int, seconds: float) -> Side
         assert process.stdin is not None and process.stdout is not None
         try:
             _line(process.stdout, OPEN_SECONDS)
-            before = process_cpu_seconds(pid)
+            before = process_cpu_seconds(pid), process_cpu_seconds(process.pid)
             process.stdin.write(b"go\n")
             process.stdin.flush()
             figures = _line(process.stdout, seconds + 2 * DELIVERY_TIMEOUT + 30)
-            after = process_cpu_seconds(pid)
+            after = process_cpu_seconds(pid), process_cpu_seconds(process.pid)
             process.stdin.write(b"stop\n")
             process.stdin.flush()
             process.wait(timeout=30)
@@ -466,7 +473,8 @@ def peer_run(kind: str, port: int, pid: int, games: int, seconds: float) -> Side
                 process.wait()
     result = SideResult(games, seconds=float(figures["seconds"]))
     result.latencies_ms = [float(v) for v in figures["latencies_ms"]]
-    result.server_cpu_seconds = after - before
+    result.server_cpu_seconds = after[0] - before[0]
+    result.client_cpu_seconds = after[1] - before[1]
     result.games_created = int(figures["games_created"])
     result.errors = {str(k): int(v) for k, v in figures["errors"].items()}
     result.first_game = str(figures["first_game"])
@@ -632,4 +640,18 @@ def markdown(figures: dict[str, Any]) -> list[str]:
         + ", ".join(f"{s} {_fmt(v['p99_ms'], 2)}" for s, v in row["sides"].items())
         for row in part["rows"]
     )
-    return [*lines, "", f"p99 ms: {p99}.", "", PER_MOVE]
+    client = "; ".join(
+        f"{row['games']} in flight: "
+        + ", ".join(f"{s} {_fmt(v['client_cpu_us_per_move'], 0)}" for s, v in row["sides"].items())
+        for row in part["rows"]
+    )
+    return [
+        *lines,
+        "",
+        f"p99 ms: {p99}.",
+        "",
+        "Load generators' own CPU µs per move, on the same cores (the engine's is this Python "
+        f"process, the peers' a Node process): {client}.",
+        "",
+        PER_MOVE,
+    ]

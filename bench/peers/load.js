@@ -52,10 +52,8 @@ class Table {
     if (this.moves.every((m) => m >= this.target)) return Promise.resolve(performance.now());
     return new Promise((resolve, reject) => {
       this.resolve = resolve;
-      setTimeout(() => {
-        if (process.env.PEERS_DEBUG) console.error(`not seen: ${moves} ${this.moves}`);
-        reject(new Error(moves == null ? "NOT_OPENED" : "NOT_DELIVERED"));
-      }, timeout).unref();
+      const error = new Error(moves == null ? "NOT_OPENED" : "NOT_DELIVERED");
+      setTimeout(() => reject(error), timeout).unref();
     });
   }
 }
