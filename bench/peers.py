@@ -226,16 +226,19 @@ class WatchGameDriver:
         self.stubs: list[Any] = []
 
     async def start(self, games: int) -> None:
-        """One connection per game (the four seats of a game share one, as a table would)."""
-        for _ in range(min(games, 64)):
+        """A connection per seat of each game, as each player's client would have."""
+        for _ in range(4 * games):
             channel = grpc.aio.insecure_channel(
                 self.address, options=[("grpc.use_local_subchannel_pool", 1)]
             )
             self.channels.append(channel)
             self.stubs.append(engine_service_pb2_grpc.EngineServiceStub(channel))
 
+    def _stub(self, slot: int, seat: int) -> Any:
+        return self.stubs[4 * slot + seat]
+
     async def open(self, slot: int, seed: int) -> EngineGame:
-        stub = self.stubs[slot % len(self.stubs)]
+        stub = self._stub(slot, 0)
         seats = [game_pb2.PLAYER_TYPE_HUMAN] * 4
         created = await stub.CreateGame(
             api.CreateGameRequest(game_type="hearts", seats=seats, seed=seed)
@@ -246,7 +249,7 @@ class WatchGameDriver:
         first = game.all_seen(1)
         for seat in range(4):
             request = api.WatchGameRequest(game_id=game.game_id, seat=seat, from_version=0)
-            call = stub.WatchGame(request, metadata=game.metadata[seat])
+            call = self._stub(slot, seat).WatchGame(request, metadata=game.metadata[seat])
             game.calls.append(call)
             game.tasks.append(asyncio.create_task(self._follow(game, seat, call)))
         await asyncio.wait_for(first, DELIVERY_TIMEOUT)
@@ -279,7 +282,7 @@ class WatchGameDriver:
             request_id=str(version),
             action=action,
         )
-        stub = self.stubs[slot % len(self.stubs)]
+        stub = self._stub(slot, seat)
         sent = time.perf_counter()
         await stub.SubmitAction(request, metadata=game.metadata[seat])
         arrived = await asyncio.wait_for(delivered, DELIVERY_TIMEOUT)
