@@ -35,7 +35,7 @@ import contextlib
 import inspect
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -45,6 +45,8 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from engine_service.api.errors import DOMAIN, abort, unexpected_status
 from engine_service.api.servicer import ADMIN_HEADER, SERVICE_KEY_HEADER, language_of, metadata_of
+from engine_service.api.session import Refused as RequestRefused
+from engine_service.api.wire import Unreadable, is_session
 from engine_service.app.seats import ADMIN, CREATE, LIST, ServiceKey, ServiceKeys, call_scope
 from engine_service.i18n import explain
 from engine_service.settings import Settings
@@ -266,13 +268,41 @@ class Door:
         await abort(context, status)
         raise AssertionError("abort() always raises")  # pragma: no cover
 
+    async def _metered(
+        self, requests: AsyncIterator[Any], key: ServiceKey | None, context: Context
+    ) -> AsyncGenerator[Any, None]:
+        """A session's requests, each taking a call from the key's bucket (when one came).
+
+        A request over the rate comes through as :class:`Refused`, which the session answers
+        with the refusal: the request fails, the session goes on.
+        """
+        async for request in requests:
+            if key is not None and not isinstance(request, Unreadable):
+                try:
+                    await self._take_call(key, language_of(context))
+                except Refused as refused:
+                    yield RequestRefused(request.ref, refused.status)
+                    continue
+            yield request
+
     def guard(self, method: str, behaviour: Behaviour) -> Behaviour:
         """``method``'s ``behaviour`` behind the door.
 
         The call is admitted first; a failed create's game is given back; the call's scope
-        is set for the servicer (:func:`call_scope`).
+        is set for the servicer (:func:`call_scope`). A session (Play) is admitted once, and
+        then each of its requests takes a call from the key's bucket (:meth:`_metered`).
         """
         enter = self.enter
+        if is_session(method):
+
+            async def session(requests: Any, context: Context) -> AsyncIterator[Any]:
+                admission = await enter(method, None, context)
+                metered = self._metered(requests, admission.key, context)
+                async with contextlib.aclosing(metered):
+                    async for reply in behaviour(metered, context):
+                        yield reply
+
+            return session
         if inspect.isasyncgenfunction(behaviour):
 
             async def stream(request: Any, context: Context) -> AsyncIterator[Any]:

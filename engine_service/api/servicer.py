@@ -12,7 +12,7 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any, Final, TypeVar
 
 import grpc
@@ -23,6 +23,7 @@ from engine_service.api import game_messages, messages, request_ids
 from engine_service.api.bounds import MAX_LOGGED, bounded
 from engine_service.api.errors import abort, status_for, unexpected_status
 from engine_service.api.rulebook import encode_description
+from engine_service.api.session import Session
 from engine_service.api.wire import readable
 from engine_service.app.engine import Engine
 from engine_service.app.explain import explain_play
@@ -245,15 +246,21 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         self, request: engine_service_pb2.SubmitActionRequest, context: Context
     ) -> engine_service_pb2.SubmitActionResponse:
         """Apply one action and the bots' replies."""
+        return await self._submit(request, token_of(context), language_of(context))
+
+    async def _submit(
+        self, request: engine_service_pb2.SubmitActionRequest, token: str | None, language: str
+    ) -> engine_service_pb2.SubmitActionResponse:
+        """SubmitAction's work, for a call or a session's move."""
         game_id = messages.game_id_of(request.game_id)
         asked = request_ids.request_of(request, "expected_version")
         expected = messages.version_of(request.expected_version)
         game, action = messages.action_of(request.action)
         seat_view = await self._engine.submit(
-            game_id, request.seat, token_of(context), expected, asked, game, action
+            game_id, request.seat, token, expected, asked, game, action
         )
         reply = engine_service_pb2.SubmitActionResponse()
-        messages.encode_view(seat_view, language_of(context), reply.view)
+        messages.encode_view(seat_view, language, reply.view)
         return reply
 
     @rpc
@@ -277,6 +284,13 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         self, request: engine_service_pb2.WatchGameRequest, context: Context
     ) -> AsyncGenerator[engine_service_pb2.WatchGameResponse, None]:
         """Every version after ``from_version`` as the viewer may see it, then new ones live."""
+        async for message in self._follow(request, token_of(context), language_of(context)):
+            yield message
+
+    async def _follow(
+        self, request: engine_service_pb2.WatchGameRequest, token: str | None, language: str
+    ) -> AsyncGenerator[engine_service_pb2.WatchGameResponse, None]:
+        """WatchGame's messages, for a call or a session's join."""
         seat = request.seat if request.HasField("seat") else None
         game_id = messages.game_id_of(request.game_id)
         items = watch(
@@ -284,14 +298,48 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
             self._feed,
             game_id,
             seat,
-            token_of(context),
+            token,
             request.from_version,
             events_only=request.events_only,
             idle_seconds=self._idle,
         )
-        language = language_of(context)
         async for item in items:
             yield messages.encode_watch_item(item, language)
+
+    @stream_rpc
+    async def Play(
+        self, requests: AsyncIterator[Any], context: Context
+    ) -> AsyncGenerator[engine_service_pb2.PlayResponse, None]:
+        """Moves in; their answers and the joined games' messages out (:mod:`.session`).
+
+        Each move is logged as one line (``Play.move``) as a SubmitAction call is.
+        """
+        language = language_of(context)
+
+        async def answer(
+            move: engine_service_pb2.SubmitActionRequest, token: str | None
+        ) -> engine_service_pb2.SubmitActionResponse:
+            started = time.perf_counter()
+            outcome = "OK"
+            try:
+                return await self._submit(move, token, language)
+            except Exception as error:
+                outcome = error.reason if isinstance(error, EngineError) else "UNEXPECTED"
+                raise
+            finally:
+                _log_call("Play.move", move, outcome, started)
+
+        def explain(error: Exception) -> status_pb2.Status:
+            return _status_of(error, "Play", language)[1]
+
+        def follow(
+            join: engine_service_pb2.WatchGameRequest, token: str | None
+        ) -> AsyncGenerator[engine_service_pb2.WatchGameResponse, None]:
+            return self._follow(join, token, language)
+
+        session = Session(answer, follow, explain, token_of(context))
+        async for response in session.run(requests):
+            yield response
 
     @rpc
     async def ListGames(

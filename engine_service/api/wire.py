@@ -194,8 +194,6 @@ def method_behaviours(
     """
     behaviours: dict[str, Callable[..., Any]] = {}
     for method in service.methods:
-        if method.client_streaming:  # pragma: no cover (the service has none)
-            raise TypeError(f"{method.name}: client streams are not registered here")
         behaviour = getattr(servicer, method.name)
         if guard:
             behaviour = guarded(behaviour)
@@ -203,6 +201,22 @@ def method_behaviours(
             behaviour = door(method.name, behaviour)
         behaviours[method.name] = behaviour
     return behaviours
+
+
+_HANDLER_KINDS: Final[dict[tuple[bool, bool], Callable[..., Any]]] = {
+    (False, False): grpc.unary_unary_rpc_method_handler,
+    (False, True): grpc.unary_stream_rpc_method_handler,
+    (True, True): grpc.stream_stream_rpc_method_handler,
+}
+"""How a method is registered, by whether its requests and its replies are streams. A
+request stream (Play) gets an :class:`Unreadable` marker for each message that does not
+parse, which its handler answers without ending the stream."""
+
+
+def is_session(method: str, service: descriptor.ServiceDescriptor = SERVICE) -> bool:
+    """Whether ``method`` takes a stream of requests (Play)."""
+    found = service.methods_by_name.get(method)
+    return found is not None and found.client_streaming
 
 
 def method_handlers(
@@ -223,11 +237,7 @@ def method_handlers(
     for method in service.methods:
         request_class = message_factory.GetMessageClass(method.input_type)
         reply_class = message_factory.GetMessageClass(method.output_type)
-        make = (
-            grpc.unary_stream_rpc_method_handler
-            if method.server_streaming
-            else grpc.unary_unary_rpc_method_handler
-        )
+        make = _HANDLER_KINDS[method.client_streaming, method.server_streaming]
         behaviour = behaviours[method.name]
         if method.server_streaming and stall_seconds is not None:
             behaviour = written(behaviour, stall_seconds)

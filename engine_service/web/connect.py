@@ -176,6 +176,8 @@ def endpoints(
     """The Connect endpoint of every method of ``service``, by its URL path."""
     found: dict[str, Any] = {}
     for method in service.methods:
+        if method.client_streaming:  # Play: browsers cannot stream requests; gRPC port only
+            continue
         info: MethodInfo[Any, Any] = MethodInfo(
             name=method.name,
             service_name=service.full_name,

@@ -5,6 +5,7 @@ isort:skip_file
 
 from cardengine.v1 import game_pb2 as _game_pb2
 from collections import abc as _abc
+from google.protobuf import any_pb2 as _any_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
@@ -1405,3 +1406,182 @@ class GameInfo(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameInfo: _TypeAlias = GameInfo  # noqa: Y015
+
+@_typing.final
+class PlayRequest(_message.Message):
+    """A request on a Play session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REF_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    JOIN_FIELD_NUMBER: _builtins.int
+    MOVE_FIELD_NUMBER: _builtins.int
+    LEAVE_FIELD_NUMBER: _builtins.int
+    ref: _builtins.int
+    """The caller's number for this request (any value; a distinct one per request lets the
+    caller match answers): its answer carries it back.
+    """
+    token: _builtins.str
+    """The seat token for this request; empty: the "x-seat-token" metadata of the stream."""
+    @_builtins.property
+    def join(self) -> Global___WatchGameRequest:
+        """Follow a game: its WatchGame messages come on the session with this ref. Joining a
+        game already joined follows it again from the newly asked version.
+        """
+
+    @_builtins.property
+    def move(self) -> Global___SubmitActionRequest:
+        """Make a move: as SubmitAction; answered by moved or error."""
+
+    @_builtins.property
+    def leave(self) -> Global___PlayLeave:
+        """Stop following a game; answered by left, after which no update of it comes."""
+
+    def __init__(
+        self,
+        *,
+        ref: _builtins.int = ...,
+        token: _builtins.str = ...,
+        join: Global___WatchGameRequest | None = ...,
+        move: Global___SubmitActionRequest | None = ...,
+        leave: Global___PlayLeave | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["join", b"join", "leave", b"leave", "move", b"move", "request", b"request"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["join", b"join", "leave", b"leave", "move", b"move", "ref", b"ref", "request", b"request", "token", b"token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_request: _TypeAlias = _typing.Literal["join", "move", "leave"]  # noqa: Y015
+    _WhichOneofArgType_request: _TypeAlias = _typing.Literal["request", b"request"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_request) -> _WhichOneofReturnType_request | None: ...
+
+Global___PlayRequest: _TypeAlias = PlayRequest  # noqa: Y015
+
+@_typing.final
+class PlayLeave(_message.Message):
+    """Request to stop following a game on a Play session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayLeave: _TypeAlias = PlayLeave  # noqa: Y015
+
+@_typing.final
+class PlayLeft(_message.Message):
+    """The acknowledgement of a PlayLeave."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayLeft: _TypeAlias = PlayLeft  # noqa: Y015
+
+@_typing.final
+class PlayResponse(_message.Message):
+    """A message of a Play session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REF_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    MOVED_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
+    WATCH_FIELD_NUMBER: _builtins.int
+    LEFT_FIELD_NUMBER: _builtins.int
+    ref: _builtins.int
+    """The ref of the request this answers; for a joined game's messages, the join's ref; 0 for
+    the error of a request whose bytes did not parse.
+    """
+    game_id: _builtins.str
+    """The game concerned (empty for such an unparsed request)."""
+    @_builtins.property
+    def moved(self) -> Global___SubmitActionResponse:
+        """A move's answer: SubmitAction's response."""
+
+    @_builtins.property
+    def error(self) -> Global___PlayError:
+        """A request's error: the status its unary call would end with. A join's error ends that
+        join only.
+        """
+
+    @_builtins.property
+    def watch(self) -> Global___WatchGameResponse:
+        """A joined game's message, as WatchGame sends it (GameEnded ends the join)."""
+
+    @_builtins.property
+    def left(self) -> Global___PlayLeft:
+        """A leave's acknowledgement."""
+
+    def __init__(
+        self,
+        *,
+        ref: _builtins.int = ...,
+        game_id: _builtins.str = ...,
+        moved: Global___SubmitActionResponse | None = ...,
+        error: Global___PlayError | None = ...,
+        watch: Global___WatchGameResponse | None = ...,
+        left: Global___PlayLeft | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "left", b"left", "moved", b"moved", "response", b"response", "watch", b"watch"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "game_id", b"game_id", "left", b"left", "moved", b"moved", "ref", b"ref", "response", b"response", "watch", b"watch"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_response: _TypeAlias = _typing.Literal["moved", "error", "watch", "left"]  # noqa: Y015
+    _WhichOneofArgType_response: _TypeAlias = _typing.Literal["response", b"response"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_response) -> _WhichOneofReturnType_response | None: ...
+
+Global___PlayResponse: _TypeAlias = PlayResponse  # noqa: Y015
+
+@_typing.final
+class PlayError(_message.Message):
+    """A request's error on a Play session: field for field (and byte for byte) a google.rpc.Status,
+    so it decodes as one, with the same details a unary call's status carries (ErrorInfo with
+    the reason, PreconditionFailure with the rule, LocalizedMessage, ...).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CODE_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    DETAILS_FIELD_NUMBER: _builtins.int
+    code: _builtins.int
+    """A google.rpc.Code value."""
+    message: _builtins.str
+    """The English explanation."""
+    @_builtins.property
+    def details(self) -> _containers.RepeatedCompositeFieldContainer[_any_pb2.Any]:
+        """The status details."""
+
+    def __init__(
+        self,
+        *,
+        code: _builtins.int = ...,
+        message: _builtins.str = ...,
+        details: _abc.Iterable[_any_pb2.Any] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "details", b"details", "message", b"message"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayError: _TypeAlias = PlayError  # noqa: Y015

@@ -63,6 +63,11 @@ class EngineServiceStub:
                 request_serializer=cardengine_dot_v1_dot_engine__service__pb2.SubmitActionRequest.SerializeToString,
                 response_deserializer=cardengine_dot_v1_dot_engine__service__pb2.SubmitActionResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/cardengine.v1.EngineService/Play',
+                request_serializer=cardengine_dot_v1_dot_engine__service__pb2.PlayRequest.SerializeToString,
+                response_deserializer=cardengine_dot_v1_dot_engine__service__pb2.PlayResponse.FromString,
+                _registered_method=True)
         self.GetActionLog = channel.unary_unary(
                 '/cardengine.v1.EngineService/GetActionLog',
                 request_serializer=cardengine_dot_v1_dot_engine__service__pb2.GetActionLogRequest.SerializeToString,
@@ -169,6 +174,31 @@ class EngineServiceServicer:
         seat may see has changed; the action must still be legal in the current position. Four
         people passing at the same time therefore all succeed. Any other change since
         expected_version (a card played, a bot's reply, the pass exchange) gives ABORTED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Play(self, request_iterator, context):
+        """Opens a session for a backend or frontend that makes many moves: one long-lived stream
+        that carries moves in and, for every game joined on it, the updates out. A request is a
+        move (a SubmitActionRequest), a join (a WatchGameRequest: the game's messages then come on
+        this stream, as WatchGame sends them) or a leave; each carries the caller's ref, and its
+        answer (the move's view, its error, the leave's acknowledgement, the join's messages)
+        carries the same ref. The seat token goes in each request (token), or once as the
+        "x-seat-token" metadata for every request that sends none.
+        The rules, tokens, versions, idempotency (request_id), errors and durability are those of
+        SubmitAction and WatchGame: a move is answered only once Redis holds it. An error answers
+        its request (PlayResponse.error, the status the unary call would end with), never the
+        stream, which goes on. Moves are answered as they complete, a game's in the order they
+        were sent; up to 64 moves of a session are worked on at once, later ones wait to be read.
+        When the client closes its side, the moves in flight are answered and the stream ends.
+        With service keys, every request of the session takes a call from the key's bucket; a
+        refused one is answered with RESOURCE_EXHAUSTED (RATE_LIMITED).
+        Served on the gRPC port only: browsers cannot stream requests (the web port has no such
+        procedure: HTTP 404). Codes ending the stream: RESOURCE_EXHAUSTED (WATCHER_TOO_SLOW: the client
+        stopped reading), UNAVAILABLE (the server is shutting down), UNAUTHENTICATED (a service
+        key that is not one of the service's).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -339,6 +369,11 @@ def add_EngineServiceServicer_to_server(servicer, server):
                     servicer.SubmitAction,
                     request_deserializer=cardengine_dot_v1_dot_engine__service__pb2.SubmitActionRequest.FromString,
                     response_serializer=cardengine_dot_v1_dot_engine__service__pb2.SubmitActionResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=cardengine_dot_v1_dot_engine__service__pb2.PlayRequest.FromString,
+                    response_serializer=cardengine_dot_v1_dot_engine__service__pb2.PlayResponse.SerializeToString,
             ),
             'GetActionLog': grpc.unary_unary_rpc_method_handler(
                     servicer.GetActionLog,
@@ -511,6 +546,33 @@ class EngineService:
             '/cardengine.v1.EngineService/SubmitAction',
             cardengine_dot_v1_dot_engine__service__pb2.SubmitActionRequest.SerializeToString,
             cardengine_dot_v1_dot_engine__service__pb2.SubmitActionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/cardengine.v1.EngineService/Play',
+            cardengine_dot_v1_dot_engine__service__pb2.PlayRequest.SerializeToString,
+            cardengine_dot_v1_dot_engine__service__pb2.PlayResponse.FromString,
             options,
             channel_credentials,
             insecure,

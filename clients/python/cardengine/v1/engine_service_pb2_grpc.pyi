@@ -69,6 +69,27 @@ class EngineServiceStub:
     people passing at the same time therefore all succeed. Any other change since
     expected_version (a card played, a bot's reply, the pass exchange) gives ABORTED.
     """
+    Play: _grpc.StreamStreamMultiCallable[_engine_service_pb2.PlayRequest, _engine_service_pb2.PlayResponse]
+    """Opens a session for a backend or frontend that makes many moves: one long-lived stream
+    that carries moves in and, for every game joined on it, the updates out. A request is a
+    move (a SubmitActionRequest), a join (a WatchGameRequest: the game's messages then come on
+    this stream, as WatchGame sends them) or a leave; each carries the caller's ref, and its
+    answer (the move's view, its error, the leave's acknowledgement, the join's messages)
+    carries the same ref. The seat token goes in each request (token), or once as the
+    "x-seat-token" metadata for every request that sends none.
+    The rules, tokens, versions, idempotency (request_id), errors and durability are those of
+    SubmitAction and WatchGame: a move is answered only once Redis holds it. An error answers
+    its request (PlayResponse.error, the status the unary call would end with), never the
+    stream, which goes on. Moves are answered as they complete, a game's in the order they
+    were sent; up to 64 moves of a session are worked on at once, later ones wait to be read.
+    When the client closes its side, the moves in flight are answered and the stream ends.
+    With service keys, every request of the session takes a call from the key's bucket; a
+    refused one is answered with RESOURCE_EXHAUSTED (RATE_LIMITED).
+    Served on the gRPC port only: browsers cannot stream requests (the web port has no such
+    procedure: HTTP 404). Codes ending the stream: RESOURCE_EXHAUSTED (WATCHER_TOO_SLOW: the client
+    stopped reading), UNAVAILABLE (the server is shutting down), UNAUTHENTICATED (a service
+    key that is not one of the service's).
+    """
     GetActionLog: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.GetActionLogRequest, _engine_service_pb2.GetActionLogResponse]
     """Returns the action log, a page at a time (AIP-158), each entry with the time it was
     applied. While the game is running, other seats' secret actions are redacted and the seed
@@ -207,6 +228,27 @@ class EngineServiceAsyncStub(EngineServiceStub):
     seat may see has changed; the action must still be legal in the current position. Four
     people passing at the same time therefore all succeed. Any other change since
     expected_version (a card played, a bot's reply, the pass exchange) gives ABORTED.
+    """
+    Play: _aio.StreamStreamMultiCallable[_engine_service_pb2.PlayRequest, _engine_service_pb2.PlayResponse]  # type: ignore[assignment]
+    """Opens a session for a backend or frontend that makes many moves: one long-lived stream
+    that carries moves in and, for every game joined on it, the updates out. A request is a
+    move (a SubmitActionRequest), a join (a WatchGameRequest: the game's messages then come on
+    this stream, as WatchGame sends them) or a leave; each carries the caller's ref, and its
+    answer (the move's view, its error, the leave's acknowledgement, the join's messages)
+    carries the same ref. The seat token goes in each request (token), or once as the
+    "x-seat-token" metadata for every request that sends none.
+    The rules, tokens, versions, idempotency (request_id), errors and durability are those of
+    SubmitAction and WatchGame: a move is answered only once Redis holds it. An error answers
+    its request (PlayResponse.error, the status the unary call would end with), never the
+    stream, which goes on. Moves are answered as they complete, a game's in the order they
+    were sent; up to 64 moves of a session are worked on at once, later ones wait to be read.
+    When the client closes its side, the moves in flight are answered and the stream ends.
+    With service keys, every request of the session takes a call from the key's bucket; a
+    refused one is answered with RESOURCE_EXHAUSTED (RATE_LIMITED).
+    Served on the gRPC port only: browsers cannot stream requests (the web port has no such
+    procedure: HTTP 404). Codes ending the stream: RESOURCE_EXHAUSTED (WATCHER_TOO_SLOW: the client
+    stopped reading), UNAVAILABLE (the server is shutting down), UNAUTHENTICATED (a service
+    key that is not one of the service's).
     """
     GetActionLog: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.GetActionLogRequest, _engine_service_pb2.GetActionLogResponse]  # type: ignore[assignment]
     """Returns the action log, a page at a time (AIP-158), each entry with the time it was
@@ -367,6 +409,33 @@ class EngineServiceServicer(metaclass=_abc_1.ABCMeta):
         seat may see has changed; the action must still be legal in the current position. Four
         people passing at the same time therefore all succeed. Any other change since
         expected_version (a card played, a bot's reply, the pass exchange) gives ABORTED.
+        """
+
+    @_abc_1.abstractmethod
+    def Play(
+        self,
+        request_iterator: _MaybeAsyncIterator[_engine_service_pb2.PlayRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_engine_service_pb2.PlayResponse], _abc.AsyncIterator[_engine_service_pb2.PlayResponse]]:
+        """Opens a session for a backend or frontend that makes many moves: one long-lived stream
+        that carries moves in and, for every game joined on it, the updates out. A request is a
+        move (a SubmitActionRequest), a join (a WatchGameRequest: the game's messages then come on
+        this stream, as WatchGame sends them) or a leave; each carries the caller's ref, and its
+        answer (the move's view, its error, the leave's acknowledgement, the join's messages)
+        carries the same ref. The seat token goes in each request (token), or once as the
+        "x-seat-token" metadata for every request that sends none.
+        The rules, tokens, versions, idempotency (request_id), errors and durability are those of
+        SubmitAction and WatchGame: a move is answered only once Redis holds it. An error answers
+        its request (PlayResponse.error, the status the unary call would end with), never the
+        stream, which goes on. Moves are answered as they complete, a game's in the order they
+        were sent; up to 64 moves of a session are worked on at once, later ones wait to be read.
+        When the client closes its side, the moves in flight are answered and the stream ends.
+        With service keys, every request of the session takes a call from the key's bucket; a
+        refused one is answered with RESOURCE_EXHAUSTED (RATE_LIMITED).
+        Served on the gRPC port only: browsers cannot stream requests (the web port has no such
+        procedure: HTTP 404). Codes ending the stream: RESOURCE_EXHAUSTED (WATCHER_TOO_SLOW: the client
+        stopped reading), UNAVAILABLE (the server is shutting down), UNAUTHENTICATED (a service
+        key that is not one of the service's).
         """
 
     @_abc_1.abstractmethod
