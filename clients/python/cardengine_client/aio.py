@@ -44,6 +44,7 @@ from cardengine_client._shared import (
     watch_request,
 )
 from cardengine_client.errors import EngineError, from_rpc_error
+from cardengine_client.session import PlaySession
 from cardengine_client.tls import Tls
 
 __all__ = ["AsyncEngineClient", "AsyncGameWatch"]
@@ -326,6 +327,14 @@ class AsyncEngineClient:
             first_message_timeout=first_message_timeout,
         )
         return AsyncGameWatch(self, state, token)
+
+    def session(self, token: str | None = None) -> PlaySession:
+        """Open a Play session: many moves and games on one stream (:mod:`.session`).
+
+        ``token``: the seat token of every request that gives none of its own. The session
+        has no deadline; close it (or use it as ``async with``) when done.
+        """
+        return PlaySession(self._stub, self._settings.metadata(token))
 
     def _open_watch(
         self, request: engine_service_pb2.WatchGameRequest, token: str | None
