@@ -188,7 +188,7 @@ def test_node_client_tests_pass_against_the_service(
     )
     assert finished.returncode == 0, finished.stdout + finished.stderr
     assert "# fail 0" in finished.stdout
-    assert "# pass 20" in finished.stdout
+    assert "# pass 22" in finished.stdout
 
 
 INSTALLED_SCRIPT = r"""

@@ -27,6 +27,7 @@ const {
 } = require('./errors');
 const fs = require('node:fs');
 const { eventText, pickLanguage } = require('./events');
+const { PlaySession } = require('./session');
 const { SERVICE_PROTO, cardengineProtosDir, catalogueFile } = require('./protos');
 
 const SEAT_TOKEN_KEY = 'x-seat-token';
@@ -460,6 +461,12 @@ class EngineClient {
     return reply.view;
   }
 
+  // A Play session (lib/session.js): many moves and games on one stream. token: the seat
+  // token of every request that gives none of its own.
+  session(token) {
+    return new PlaySession(this, token);
+  }
+
   // One action chosen from the view of version `expectedVersion`. A fresh request_id each time
   // by default; after UNAVAILABLE the same request (the same request_id) is sent again, and the
   // service applies it at most once (a repeat gets the reply of the first). Pass requestId
@@ -554,6 +561,7 @@ module.exports = {
   EngineClient,
   createClient,
   GameWatch,
+  PlaySession,
   GameQuotaExceeded,
   QuotaExceeded,
   RateLimited,

@@ -132,6 +132,17 @@ class GameQuotaExceeded extends QuotaExceeded {}
 const QUOTA_CLASSES = { RATE_LIMITED: RateLimited, GAME_QUOTA_EXCEEDED: GameQuotaExceeded };
 const RESOURCE_EXHAUSTED = 8;
 
+// A Play session's PlayError (field for field a google.rpc.Status) as the error a unary call
+// would have thrown: its code, its message as details, and the status in the trailer, so that
+// errorDetails() and typedError() read it alike.
+function playError(error) {
+  const Status = root().lookupType('google.rpc.Status');
+  const status = { code: error.code, message: error.message, details: error.details };
+  const metadata = new Map([[DETAILS_KEY, [Buffer.from(Status.encode(Status.fromObject(status)).finish())]]]);
+  const failure = new Error(`${error.code} ${error.message}`);
+  return Object.assign(failure, { code: error.code, details: error.message, metadata: { get: (key) => metadata.get(key) ?? [] } });
+}
+
 // The error a call throws for `error`: a QuotaExceeded subclass for a key's quota refusals,
 // else `error` itself (the gRPC error, as before).
 function typedError(error) {
@@ -148,5 +159,6 @@ module.exports = {
   RateLimited,
   errorDetails,
   errorInfo,
+  playError,
   typedError,
 };

@@ -30,6 +30,7 @@ import type { SuggestActionResponse__Output } from './generated/cardengine/v1/Su
 import type { SuggestionCandidate__Output } from './generated/cardengine/v1/SuggestionCandidate';
 import type { SuggestionValueKind } from './generated/cardengine/v1/SuggestionValueKind';
 import type { UpdateSeatResponse__Output } from './generated/cardengine/v1/UpdateSeatResponse';
+import type { WatchGameResponse__Output } from './generated/cardengine/v1/WatchGameResponse';
 import type { _google_rpc_BadRequest_FieldViolation__Output } from './generated/google/rpc/BadRequest';
 import type { _google_rpc_PreconditionFailure_Violation__Output } from './generated/google/rpc/PreconditionFailure';
 import type { _google_rpc_QuotaFailure_Violation__Output } from './generated/google/rpc/QuotaFailure';
@@ -200,6 +201,23 @@ export declare class EngineClient {
   actionLogEntries(gameId: string, seat?: number, token?: string,
     options?: Omit<ActionLogOptions, 'pageToken'>): AsyncGenerator<LogEntry__Output, void, undefined>;
   watch(gameId: string, options?: WatchOptions): GameWatch;
+  /** A Play session: many moves and games on one stream; token stands for requests without one. */
+  session(token?: string): PlaySession;
+}
+
+/** A Play session (lib/session.js): moves, joins and leaves on one stream, answered by ref. */
+export declare class PlaySession {
+  /** SubmitAction on the session: the seat's view after the move; rejects with the move's error. */
+  move(gameId: string, seat: number, token: string | undefined, action: Action | Action__Output,
+    expectedVersion: string | number, requestId?: string): Promise<GameView__Output>;
+  /** Follow a game: its WatchGame messages come from updates(). */
+  join(gameId: string, options?: { seat?: number; token?: string; fromVersion?: string | number; eventsOnly?: boolean }): void;
+  /** Stop following a game. */
+  leave(gameId: string): Promise<void>;
+  /** Every joined game's messages; a join's error is thrown and ends this iteration only. */
+  updates(): AsyncGenerator<{ gameId: string; message: WatchGameResponse__Output }>;
+  /** No more requests: the answers in flight come, then the session ends. */
+  close(): Promise<void>;
 }
 
 /** new EngineClient(address, options). */

@@ -22,6 +22,11 @@ export async function playOnePass(address: string): Promise<string> {
     }
     view = await client.submit(game.game_id, 0, token, chooseCards(choice, choice.cards.slice(0, choice.count)),
       view.version);
+    const session = client.session(token);
+    session.join(game.game_id, { seat: 0 });
+    const moved = await session.move(game.game_id, 0, undefined, view.legal_actions[0], view.version);
+    console.log(moved.version);
+    await session.close();
     const watch = client.watch(game.game_id, { seat: 0, token, fromVersion: view.version });
     for await (const item of watch as AsyncIterable<WatchItem>) {
       if (item.message === 'ended') return item.ended.outcome?.summary ?? '';
