@@ -20,9 +20,9 @@ outstanding: the move counts as delivered once all four seats have received the 
 made, and then the game's next move is sent. Per side and ``G``: moves per second, p50 and p99
 of send to delivered-to-all-four, and the server process's CPU per move (``/proc``), for the
 engine with Redis's own beside it. The sides take turns, two rounds each, forward then
-backward. The engine's transport is one class (:class:`WatchGameDriver`); another one (a
-bidirectional ``Play`` stream, say) is one more class in :data:`ENGINE_DRIVERS`, and it gets
-a column of its own.
+backward. The engine is measured twice, each transport a class of :data:`ENGINE_DRIVERS` with
+a column of its own: SubmitAction with a WatchGame stream per seat, and a Play session per
+seat carrying both its moves and its game's updates.
 """
 
 from __future__ import annotations
@@ -300,9 +300,69 @@ class WatchGameDriver:
             await channel.close(None)
 
 
-ENGINE_DRIVERS: dict[str, type[EngineDriver]] = {"engine": WatchGameDriver}
-"""The engine's columns, each a transport driven by the same loop (a ``Play`` stream's driver
-would be one more entry)."""
+class PlayDriver(WatchGameDriver):
+    """The engine through Play sessions: each seat's player keeps one session open on its own
+    connection, joins the game on it and sends its moves on it (an :class:`EngineDriver`).
+    CreateGame is still a call."""
+
+    async def open(self, slot: int, seed: int) -> EngineGame:
+        stub = self._stub(slot, 0)
+        seats = [game_pb2.PLAYER_TYPE_HUMAN] * 4
+        created = await stub.CreateGame(
+            api.CreateGameRequest(game_type="hearts", seats=seats, seed=seed)
+        )
+        game = EngineGame(
+            created.game_id, {t.seat: token_metadata(t.token) for t in created.seat_tokens}
+        )
+        first = game.all_seen(1)
+        for seat in range(4):
+            call = self._stub(slot, seat).Play(metadata=game.metadata[seat])
+            game.calls.append(call)
+            game.tasks.append(asyncio.create_task(self._answers(game, seat, call)))
+            join = api.WatchGameRequest(game_id=game.game_id, seat=seat, from_version=0)
+            await call.write(api.PlayRequest(ref=1, join=join))
+        await asyncio.wait_for(first, DELIVERY_TIMEOUT)
+        return game
+
+    @staticmethod
+    async def _answers(game: EngineGame, seat: int, call: Any) -> None:
+        with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
+            async for answer in call:
+                kind = answer.WhichOneof("response")
+                if kind == "error":
+                    raise RuntimeError(f"Play answered {answer.ref} with {answer.error.message}")
+                if kind != "watch":
+                    continue
+                message = answer.watch
+                if message.WhichOneof("message") == "update":
+                    game.seen(seat, message.update.version, message.update.view)
+                elif message.WhichOneof("message") == "ended":
+                    game.seen(seat, message.ended.version, None)
+
+    async def move(self, slot: int, game: EngineGame) -> float:
+        """As :meth:`WatchGameDriver.move`, the move sent on the seat's session."""
+        version = game.version
+        seat = game.views[0].to_act[0]
+        delivered = game.all_seen(version + 1)
+        move = api.SubmitActionRequest(
+            game_id=game.game_id,
+            seat=seat,
+            expected_version=version,
+            request_id=str(version),
+            action=lowest_action(game.views[seat]),
+        )
+        sent = time.perf_counter()
+        await game.calls[seat].write(api.PlayRequest(ref=version + 1, move=move))
+        arrived = await asyncio.wait_for(delivered, DELIVERY_TIMEOUT)
+        return (arrived - sent) * 1000
+
+
+ENGINE_DRIVERS: dict[str, type[EngineDriver]] = {
+    "engine": WatchGameDriver,
+    "engine Play": PlayDriver,
+}
+"""The engine's columns, each a transport driven by the same loop: the unary calls with a
+watch per seat, and a Play session per seat."""
 
 
 async def play_slots(driver: EngineDriver, games: int, seconds: float, probe: Any) -> SideResult:
