@@ -312,7 +312,8 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
     ) -> AsyncGenerator[engine_service_pb2.PlayResponse, None]:
         """Moves in; their answers and the joined games' messages out (:mod:`.session`).
 
-        Each move is logged as one line (``Play.move``) as a SubmitAction call is.
+        Each move is logged as one line (``Play.move``) as a SubmitAction call is, and so is
+        each refused join (``Play.join``) and each request that is none (``Play.request``).
         """
         language = language_of(context)
 
@@ -329,8 +330,11 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
             finally:
                 _log_call("Play.move", move, outcome, started)
 
-        def explain(error: Exception) -> status_pb2.Status:
-            return _status_of(error, "Play", language)[1]
+        def explain(error: Exception, kind: str) -> status_pb2.Status:
+            outcome, status = _status_of(error, f"Play.{kind}", language)
+            if kind != "move":  # a move's line is written by answer(), refused or not
+                _log_call(f"Play.{kind}", None, outcome, time.perf_counter())
+            return status
 
         def follow(
             join: engine_service_pb2.WatchGameRequest, token: str | None

@@ -44,8 +44,9 @@ FollowGame = Callable[
     [api.WatchGameRequest, str | None], AsyncGenerator[api.WatchGameResponse, None]
 ]
 """WatchGame's messages for one game."""
-Explain = Callable[[Exception], status_pb2.Status]
-"""The status reporting an error of one request."""
+Explain = Callable[[Exception, str], status_pb2.Status]
+"""The status reporting an error of one request, by the request's kind ("move", "join",
+"request" for one that is none of them), which also logs it."""
 
 
 def play_error(status: status_pb2.Status) -> api.PlayError:
@@ -113,7 +114,7 @@ class Session:
 
     async def _take(self, request: Any) -> None:
         if isinstance(request, Unreadable):
-            await self._answer_error(0, request.error())
+            await self._answer_error(0, request.error(), "request")
             return
         if isinstance(request, Refused):
             await self._out.put(api.PlayResponse(ref=request.ref, error=play_error(request.status)))
@@ -129,7 +130,7 @@ class Session:
             await self._leave(request.ref, request.leave.game_id)
         else:
             nothing = MalformedRequest("request", "set one of join, move or leave")
-            await self._answer_error(request.ref, nothing)
+            await self._answer_error(request.ref, nothing, "request")
 
     def _start(self, work: Awaitable[None]) -> None:
         task = asyncio.ensure_future(work)
@@ -147,7 +148,7 @@ class Session:
             try:
                 moved = await self._answer_move(move, token)
             except Exception as error:  # the boundary of one request: it answers, nothing else
-                await self._answer_error(ref, error, move.game_id)
+                await self._answer_error(ref, error, "move", move.game_id)
                 return
             await self._out.put(api.PlayResponse(ref=ref, game_id=move.game_id, moved=moved))
         finally:
@@ -177,7 +178,7 @@ class Session:
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the boundary of one join: it answers, nothing else
-            await self._answer_error(ref, error, join.game_id)
+            await self._answer_error(ref, error, "join", join.game_id)
 
     async def _leave(self, ref: int, game_id: str) -> None:
         follower = self._joined.pop(game_id, None)
@@ -187,6 +188,6 @@ class Session:
                 await follower
         await self._out.put(api.PlayResponse(ref=ref, game_id=game_id, left=api.PlayLeft()))
 
-    async def _answer_error(self, ref: int, error: Exception, game_id: str = "") -> None:
-        answer = play_error(self._explain(error))
+    async def _answer_error(self, ref: int, error: Exception, kind: str, game_id: str = "") -> None:
+        answer = play_error(self._explain(error, kind))
         await self._out.put(api.PlayResponse(ref=ref, game_id=game_id, error=answer))

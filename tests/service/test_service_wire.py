@@ -20,6 +20,7 @@ import redis
 from cardengine.v1 import cards_pb2, game_pb2, guandan_pb2, hearts_pb2
 from cardengine.v1 import engine_service_pb2 as api
 from google.protobuf import descriptor_pb2
+from google.rpc import error_details_pb2
 from grpc_reflection.v1alpha import reflection_pb2 as reflection
 
 from engine_service.devtools.local import free_port, local_service
@@ -45,6 +46,11 @@ SMALL_LIMIT = 4096
 def call_raw(channel: grpc.Channel, method: Any, data: bytes) -> Any:
     """Send ``data`` as the request of ``method``; what the server answers (or raise)."""
     path = f"/{SERVICE.full_name}/{method.name}"
+    if method.client_streaming:  # Play: the bytes are answered in the stream, which goes on
+        answers = channel.stream_stream(path)(iter([data]), timeout=10)
+        first = api.PlayResponse.FromString(next(answers))
+        answers.cancel()
+        raise PlayRefusal(first.error)
     if method.server_streaming:
         stream = channel.unary_stream(path)(data, timeout=10)
         try:
@@ -52,6 +58,14 @@ def call_raw(channel: grpc.Channel, method: Any, data: bytes) -> Any:
         finally:
             stream.cancel()
     return channel.unary_unary(path)(data, timeout=10)
+
+
+class PlayRefusal(Exception):
+    """A Play session's answer to bytes that are no request: the error, in the stream."""
+
+    def __init__(self, error: api.PlayError) -> None:
+        super().__init__(error.message)
+        self.error = error
 
 
 def rpc_lines(caplog: pytest.LogCaptureFixture, name: str, count: int) -> list[logging.LogRecord]:
@@ -69,14 +83,26 @@ def rpc_lines(caplog: pytest.LogCaptureFixture, name: str, count: int) -> list[l
 def test_bytes_that_are_no_request_are_invalid_argument_with_one_line_and_no_traceback(
     channel: grpc.Channel, caplog: pytest.LogCaptureFixture, method: Any, data: bytes
 ) -> None:
-    if data == NOT_UTF8 and method.input_type.fields_by_number.get(1) is None:
-        data = NOT_A_MESSAGE  # ListGameTypesRequest has no field 1: any field 1 is unknown
+    first = method.input_type.fields_by_number.get(1)
+    if data == NOT_UTF8 and (first is None or first.type != first.TYPE_STRING):
+        # ListGameTypesRequest has no field 1 (any field 1 is unknown), PlayRequest's is a number
+        data = NOT_A_MESSAGE
     caplog.set_level(logging.INFO)
     caplog.clear()
-    failure = failure_of(lambda: call_raw(channel, method, data))
-    assert failure.code == grpc.StatusCode.INVALID_ARGUMENT
-    assert failure.reason == "REQUEST_UNDECODABLE"
-    [line] = rpc_lines(caplog, method.name, 1)
+    if method.client_streaming:
+        with pytest.raises(PlayRefusal) as answered:
+            call_raw(channel, method, data)
+        assert answered.value.error.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+        info = error_details_pb2.ErrorInfo()
+        assert answered.value.error.details[0].Unpack(info)
+        assert info.reason == "REQUEST_UNDECODABLE"
+        name = f"{method.name}.request"
+    else:
+        failure = failure_of(lambda: call_raw(channel, method, data))
+        assert failure.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert failure.reason == "REQUEST_UNDECODABLE"
+        name = method.name
+    [line] = rpc_lines(caplog, name, 1)
     assert line.result == "REQUEST_UNDECODABLE"  # type: ignore[attr-defined]
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
 
