@@ -190,6 +190,14 @@ def lowest_action(view: game_pb2.GameView) -> game_pb2.Action:
     return filled_choice(choice, sorted(choice.cards, key=order)[: choice.count])
 
 
+def told(game: EngineGame, seat: int, message: api.WatchGameResponse) -> None:
+    """A WatchGame message a seat received, as the game's bookkeeping of who has what."""
+    if message.WhichOneof("message") == "update":
+        game.seen(seat, message.update.version, message.update.view)
+    elif message.WhichOneof("message") == "ended":
+        game.seen(seat, message.ended.version, None)
+
+
 class EngineDriver(Protocol):
     """One way of playing the engine's Hearts: opens games, moves in them one move at a time,
     closes them; :func:`play_slots` does the rest. A game is whatever the driver keeps for it.
@@ -248,21 +256,22 @@ class WatchGameDriver:
         )
         first = game.all_seen(1)
         for seat in range(4):
-            request = api.WatchGameRequest(game_id=game.game_id, seat=seat, from_version=0)
-            call = self._stub(slot, seat).WatchGame(request, metadata=game.metadata[seat])
-            game.calls.append(call)
-            game.tasks.append(asyncio.create_task(self._follow(game, seat, call)))
+            await self._follow_seat(slot, game, seat)
         await asyncio.wait_for(first, DELIVERY_TIMEOUT)
         return game
+
+    async def _follow_seat(self, slot: int, game: EngineGame, seat: int) -> None:
+        """The seat's player follows the game: a WatchGame stream of its own."""
+        request = api.WatchGameRequest(game_id=game.game_id, seat=seat, from_version=0)
+        call = self._stub(slot, seat).WatchGame(request, metadata=game.metadata[seat])
+        game.calls.append(call)
+        game.tasks.append(asyncio.create_task(self._follow(game, seat, call)))
 
     @staticmethod
     async def _follow(game: EngineGame, seat: int, call: Any) -> None:
         with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
             async for message in call:
-                if message.WhichOneof("message") == "update":
-                    game.seen(seat, message.update.version, message.update.view)
-                elif message.WhichOneof("message") == "ended":
-                    game.seen(seat, message.ended.version, None)
+                told(game, seat, message)
 
     def over(self, game: EngineGame) -> bool:
         return game.over
@@ -271,22 +280,25 @@ class WatchGameDriver:
         """The seat to act's lowest legal move, sent; the time from sending it until all four
         seats have the version it made."""
         version = game.version
-        view = game.views[0]
-        seat = view.to_act[0]
-        action = lowest_action(game.views[seat])
+        seat = game.views[0].to_act[0]
         delivered = game.all_seen(version + 1)
         request = api.SubmitActionRequest(
             game_id=game.game_id,
             seat=seat,
             expected_version=version,
             request_id=str(version),
-            action=action,
+            action=lowest_action(game.views[seat]),
         )
-        stub = self._stub(slot, seat)
         sent = time.perf_counter()
-        await stub.SubmitAction(request, metadata=game.metadata[seat])
+        await self._send(slot, game, seat, request)
         arrived = await asyncio.wait_for(delivered, DELIVERY_TIMEOUT)
         return (arrived - sent) * 1000
+
+    async def _send(
+        self, slot: int, game: EngineGame, seat: int, move: api.SubmitActionRequest
+    ) -> None:
+        """The move, by SubmitAction (answered once it is stored)."""
+        await self._stub(slot, seat).SubmitAction(move, metadata=game.metadata[seat])
 
     async def close(self, game: EngineGame) -> None:
         for call in game.calls:
@@ -305,24 +317,12 @@ class PlayDriver(WatchGameDriver):
     connection, joins the game on it and sends its moves on it (an :class:`EngineDriver`).
     CreateGame is still a call."""
 
-    async def open(self, slot: int, seed: int) -> EngineGame:
-        stub = self._stub(slot, 0)
-        seats = [game_pb2.PLAYER_TYPE_HUMAN] * 4
-        created = await stub.CreateGame(
-            api.CreateGameRequest(game_type="hearts", seats=seats, seed=seed)
-        )
-        game = EngineGame(
-            created.game_id, {t.seat: token_metadata(t.token) for t in created.seat_tokens}
-        )
-        first = game.all_seen(1)
-        for seat in range(4):
-            call = self._stub(slot, seat).Play(metadata=game.metadata[seat])
-            game.calls.append(call)
-            game.tasks.append(asyncio.create_task(self._answers(game, seat, call)))
-            join = api.WatchGameRequest(game_id=game.game_id, seat=seat, from_version=0)
-            await call.write(api.PlayRequest(ref=1, join=join))
-        await asyncio.wait_for(first, DELIVERY_TIMEOUT)
-        return game
+    async def _follow_seat(self, slot: int, game: EngineGame, seat: int) -> None:
+        call = self._stub(slot, seat).Play(metadata=game.metadata[seat])
+        game.calls.append(call)
+        game.tasks.append(asyncio.create_task(self._answers(game, seat, call)))
+        join = api.WatchGameRequest(game_id=game.game_id, seat=seat, from_version=0)
+        await call.write(api.PlayRequest(ref=1, join=join))
 
     @staticmethod
     async def _answers(game: EngineGame, seat: int, call: Any) -> None:
@@ -331,30 +331,14 @@ class PlayDriver(WatchGameDriver):
                 kind = answer.WhichOneof("response")
                 if kind == "error":
                     raise RuntimeError(f"Play answered {answer.ref} with {answer.error.message}")
-                if kind != "watch":
-                    continue
-                message = answer.watch
-                if message.WhichOneof("message") == "update":
-                    game.seen(seat, message.update.version, message.update.view)
-                elif message.WhichOneof("message") == "ended":
-                    game.seen(seat, message.ended.version, None)
+                if kind == "watch":
+                    told(game, seat, answer.watch)
 
-    async def move(self, slot: int, game: EngineGame) -> float:
-        """As :meth:`WatchGameDriver.move`, the move sent on the seat's session."""
-        version = game.version
-        seat = game.views[0].to_act[0]
-        delivered = game.all_seen(version + 1)
-        move = api.SubmitActionRequest(
-            game_id=game.game_id,
-            seat=seat,
-            expected_version=version,
-            request_id=str(version),
-            action=lowest_action(game.views[seat]),
-        )
-        sent = time.perf_counter()
-        await game.calls[seat].write(api.PlayRequest(ref=version + 1, move=move))
-        arrived = await asyncio.wait_for(delivered, DELIVERY_TIMEOUT)
-        return (arrived - sent) * 1000
+    async def _send(
+        self, slot: int, game: EngineGame, seat: int, move: api.SubmitActionRequest
+    ) -> None:
+        """The move, written on the seat's session (its answer is not waited for)."""
+        await game.calls[seat].write(api.PlayRequest(ref=move.expected_version + 1, move=move))
 
 
 ENGINE_DRIVERS: dict[str, type[EngineDriver]] = {
