@@ -32,6 +32,8 @@ const WORDS = {
   handScores: ["Hand {n}: scores {scores}", "Mano {n}: puntos {scores}", "Donne {n} : points {scores}", "Spiel {n}: Punkte {scores}", "Ronde {n}: punten {scores}"],
   dealScores: ["Deal {n}: scores {scores}", "Mano {n}: puntos {scores}", "Donne {n} : points {scores}", "Spiel {n}: Punkte {scores}", "Ronde {n}: punten {scores}"],
   dealOrder: ["Deal {n}: order {order}", "Mano {n}: orden {order}", "Donne {n} : ordre {order}", "Spiel {n}: Reihenfolge {order}", "Ronde {n}: volgorde {order}"],
+  hintButton: ["hint", "pista", "conseil", "Tipp", "hint"],
+  hintIs: ["a good move here: {move}", "una buena jugada aquí: {move}", "un bon coup ici : {move}", "ein guter Zug hier: {move}", "een goede zet hier: {move}"],
   passed: ["pass", "paso", "passe", "passt", "past"],
   previousDeal: ["The deal that just ended", "La mano que acaba de terminar", "La donne qui vient de finir", "Das eben beendete Spiel", "De ronde die net eindigde"],
   moves: ["Moves as they happen", "Jugadas en directo", "Les coups en direct", "Züge, wie sie geschehen", "Zetten terwijl ze gebeuren"],

@@ -1,7 +1,7 @@
 // The browser table: create or join a game, watch it version by version, play legal moves.
 // Every call goes over the Connect protocol (binary) to the engine's own servicer, through the
 // web port's Connect runtime (engine_service/web/gateway.py).
-import { create, fromJson, toJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import { create, equals, fromJson, toJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { durationFromMs, durationMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
@@ -59,6 +59,8 @@ let view: GameView | null = null;
 let busy = false;
 let watchGeneration = 0;
 const chosen = new Set<number>();
+// The search bot's suggestion for the seat (SuggestAction), while the game is at its version.
+let hinted: { version: bigint; action: Action } | null = null;
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -153,15 +155,7 @@ function describeEvent(event: GameEvent): string {
 }
 
 function singleCard(action: Action): string | null {
-  const json = toJson(ActionSchema, action) as JsonObject;
-  const found: string[] = [];
-  const walk = (value: JsonValue): void => {
-    const card = cardJson(value);
-    if (card) { found.push(card[0]); return; }
-    if (Array.isArray(value)) value.forEach(walk);
-    else if (value !== null && typeof value === "object") Object.values(value).forEach(walk);
-  };
-  walk(json);
+  const found = actionCards(action);
   return found.length === 1 ? found[0] : null;
 }
 
@@ -232,6 +226,43 @@ async function submit(action: Action): Promise<void> {
     busy = false;
     render();
   }
+}
+
+// What a good player would do here: the search bot's choice for this seat (SuggestAction, the
+// seat's token; it reads only what the seat may see). Its cards are raised in the hand, or its
+// button marked; it lasts until the game moves on.
+async function hint(): Promise<void> {
+  if (!seat || !view || busy) return;
+  busy = true;
+  render();
+  try {
+    const reply = await client.suggestAction({ gameId: seat.gameId, seat: seat.seat },
+      { headers: headers() });
+    if (reply.action) hinted = { version: reply.version, action: reply.action };
+  } catch (error) {
+    showError(error);
+  } finally {
+    busy = false;
+    render();
+  }
+}
+
+// The cards of an action (a card played, a pass, a Guandan play), as codes, copies repeated.
+function actionCards(action: Action): string[] {
+  const found: string[] = [];
+  const walk = (value: JsonValue): void => {
+    const card = cardJson(value);
+    if (card) { found.push(card[0]); return; }
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value !== null && typeof value === "object") Object.values(value).forEach(walk);
+  };
+  walk(toJson(ActionSchema, action));
+  return found;
+}
+
+// The suggestion for the view on the table, if there is one.
+function currentHint(): Action | null {
+  return hinted && view && hinted.version === view.version ? hinted.action : null;
 }
 
 function accept(next: GameView): void {
@@ -577,9 +608,16 @@ function render(): void {
     });
   };
   const spread = Math.min(3, 40 / Math.max(1, hand.length));
+  const suggested = currentHint();
+  const hintCards = suggested ? actionCards(suggested) : [];
   hand.forEach((card, index) => {
     const node = cardNode(card, "button") as HTMLButtonElement;
     const code = cardCode(card);
+    const hintAt = hintCards.indexOf(code);
+    if (hintAt >= 0) {  // each suggested copy raises one card of the hand
+      hintCards.splice(hintAt, 1);
+      node.classList.add("hinted");
+    }
     const action = playable.get(code);
     if (choice) {
       pickable(node, index, "choosable", choice.count);
@@ -618,11 +656,19 @@ function render(): void {
 
   const legal = $("legal");
   legal.replaceChildren();
+  if (mine) {
+    const ask = el("button", { id: "hint", type: "button" }, t("hintButton")) as HTMLButtonElement;
+    ask.disabled = busy;
+    ask.addEventListener("click", () => void hint());
+    legal.append(ask);
+    if (suggested) legal.append(el("span", { id: "hint-text" }, t("hintIs", { move: describeAction(suggested) })));
+  }
   if (mine && game.case === "guandan" && !choice) {
     guandanPlays(legal, hand);
   } else if (mine) {
     view.legalActions.forEach((action, index) => {
       const button = el("button", { class: "legal", "data-index": String(index) }, describeAction(action)) as HTMLButtonElement;
+      if (suggested && equals(ActionSchema, suggested, action)) button.classList.add("hinted");
       const meaning = bidMeaning(action);
       if (meaning) button.append(el("span", { class: "meaning" }, meaning));
       button.disabled = busy;
