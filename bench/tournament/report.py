@@ -17,16 +17,35 @@ class Goal:
 
 @dataclass
 class Section:
-    """One tournament's figures, one line each, and its goals."""
+    """One tournament's figures, one line each, a table if any, and its goals.
+
+    ``times_ms`` keeps the decision CPU times by bot kind that its lines summarise, for goals
+    that span several sections.
+    """
 
     title: str
     lines: list[str] = field(default_factory=list)
     goals: list[Goal] = field(default_factory=list)
+    table: list[str] = field(default_factory=list)
+    times_ms: dict[str, list[float]] = field(default_factory=dict)
 
     def add(self, line: str) -> None:
         """Add a figure line and print it at once, so a long run shows progress."""
         self.lines.append(line)
         print(f"  {line}", flush=True)
+
+    def add_table(self, header: list[str], rows: list[list[str]]) -> None:
+        """Set the section's Markdown table and print it (columns padded for the terminal)."""
+        widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+        self.table = [_row(header), _row(["---"] * len(header)), *(_row(r) for r in rows)]
+        for row in [header, *rows]:
+            print(
+                "  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+            )
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
 
 
 def goal_lines(sections: list[Section]) -> list[str]:
@@ -45,6 +64,8 @@ def write_markdown(
     out = ["# Tournament results", "", *header, ""]
     for section in sections:
         out += [f"## {section.title}", "", *(f"- {line}" for line in section.lines), ""]
+        if section.table:
+            out += [*section.table, ""]
     out += ["## Goals", "", *goal_lines(sections), ""]
     if notes:
         out += ["## Differences and notes", "", *(f"- {note}" for note in notes), ""]

@@ -16,15 +16,18 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-def run_bounded(fn: Callable[[int], T], count: int, jobs: int, deadline: float) -> list[T]:
-    """``fn(0) .. fn(count - 1)``, those started before ``deadline`` (``time.monotonic``).
+def run_bounded(
+    fn: Callable[[int], T], count: int, jobs: int, deadline: float, start: int = 0
+) -> list[T]:
+    """``fn(start) .. fn(count - 1)``, those started before ``deadline`` (``time.monotonic``).
 
     ``fn`` must pickle (a module-level function or a ``functools.partial`` of one) when
-    ``jobs > 1``. Results come back in index order; a failing block raises here.
+    ``jobs > 1``. Results come back in index order, from ``start`` without a gap (blocks are
+    started in order and every started one is finished); a failing block raises here.
     """
     if jobs <= 1:
         results: list[T] = []
-        for index in range(count):
+        for index in range(start, count):
             if time.monotonic() >= deadline:
                 break
             results.append(fn(index))
@@ -32,7 +35,7 @@ def run_bounded(fn: Callable[[int], T], count: int, jobs: int, deadline: float) 
     done: dict[int, T] = {}
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         running: dict[Future[T], int] = {}
-        following = 0
+        following = start
         while following < count or running:
             while following < count and len(running) < jobs and time.monotonic() < deadline:
                 running[pool.submit(fn, following)] = following
