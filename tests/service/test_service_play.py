@@ -288,3 +288,31 @@ def test_the_web_port_does_not_serve_play(redis_url: str) -> None:
         status, answer = connect_call(f"127.0.0.1:{port}", "ListGameTypes", {})
     assert refused.value.code == 404
     assert status == 200 and answer["gameTypes"]
+
+
+def test_a_games_moves_are_answered_in_the_order_sent_and_only_once_stored(
+    engine_address: str, stub: Any
+) -> None:
+    """Four passes of one game sent at once on one session (each with its seat's token) are
+    answered in the order sent; each answer's version is already what GetGameView reads."""
+    created = create(stub, [HUMAN] * 4, seed=9)
+    tokens = tokens_of(created)
+    views = {seat: view(stub, created.game_id, seat, token) for seat, token in tokens.items()}
+
+    async def all_passes() -> list[int]:
+        answered: list[int] = []
+        async with AsyncEngineClient(engine_address) as client, client.session() as session:
+
+            async def pass_of(seat: int) -> None:
+                seat_view = views[seat]
+                moved = await session.move(
+                    created.game_id, seat, tokens[seat], first_legal(seat_view), seat_view.version
+                )
+                answered.append(seat)
+                assert view(stub, created.game_id).version >= moved.version  # stored first
+
+            await asyncio.gather(*(pass_of(seat) for seat in range(4)))
+        return answered
+
+    assert run(all_passes()) == [0, 1, 2, 3]
+    assert all(view(stub, created.game_id, 0, tokens[0]).hearts.pass_submitted)

@@ -62,6 +62,9 @@ class PlaySession:
         self._updates: asyncio.Queue[Any] = asyncio.Queue()
         self._reader = asyncio.create_task(self._read())
         self._failure: EngineError | None = None
+        # grpc.aio takes one write at a time on a call: requests sent from several tasks wait
+        # their turn here, and go in the order their refs were given.
+        self._writing = asyncio.Lock()
 
     async def __aenter__(self) -> Self:
         return self
@@ -160,13 +163,14 @@ class PlaySession:
     ) -> int:
         if self._failure is not None:
             raise self._failure
-        request.ref = next(self._refs)
-        if answer is not None:
-            self._waiting[request.ref] = answer
-        try:
-            await self._call.write(request)
-        except grpc.aio.AioRpcError as err:
-            raise from_rpc_error(err) from err
+        async with self._writing:
+            request.ref = next(self._refs)
+            if answer is not None:
+                self._waiting[request.ref] = answer
+            try:
+                await self._call.write(request)
+            except grpc.aio.AioRpcError as err:
+                raise from_rpc_error(err) from err
         return request.ref
 
     async def _read(self) -> None:
