@@ -26,12 +26,34 @@ from bench.tournament import hearts, spiel, teams
 from bench.tournament.report import Goal, Section, goal_lines, write_markdown
 from bench.tournament.runner import run_bounded
 from bench.tournament.seats import HEURISTIC, SEARCH, resolve
-from bench.tournament.stats import estimate, percentile, timing_text
+from bench.tournament.stats import Estimate, estimate, percentile, timing_text
 from engine_service.registry import REGISTRY
 
 HEARTS_HANDS_GOAL = 800
 GUANDAN_DEALS_GOAL = 400
 KLABERJASS_GAMES_GOAL = 200
+
+
+@dataclass(frozen=True)
+class WinGoal:
+    """A search side's goal: at least ``played`` deals or games, a win rate of at least ``rate``
+    and, when set, the interval's lower end above ``low``."""
+
+    played: int
+    rate: float
+    low: float | None = None
+
+    def met(self, played: int, found: Estimate) -> bool:
+        above = self.low is None or found.low > self.low
+        return played >= self.played and found.mean >= self.rate and above
+
+    def text(self, unit: str) -> str:
+        low = f", the interval's lower end above {self.low:.0%}" if self.low is not None else ""
+        return f"search wins >= {self.rate:.0%} of {self.played}+ {unit}{low}"
+
+
+GUANDAN_GOAL = WinGoal(GUANDAN_DEALS_GOAL, 0.65, 0.60)
+KLABERJASS_GOAL = WinGoal(KLABERJASS_GAMES_GOAL, 0.75)
 DECISION_P99_GOAL_MS = 150.0
 UCT_SWEEP_GOAL = (1.0, 2.0, 4.0, 8.0, 16.0)
 """The UCT constants a sweep must try at least for ISMCTS to count as at its strongest."""
@@ -307,7 +329,7 @@ def _pairs(
     pair: Callable[[int], teams.Pair],
     count: int,
     unit: str,
-    goal: int,
+    goal: WinGoal,
     args: argparse.Namespace,
     deadline: float,
 ) -> Section:
@@ -319,10 +341,9 @@ def _pairs(
     section.add(f"search win rate: {rate.text(percent=True)} (95% CI, per seed)")
     section.add(f"heuristic win rate: {100 - rate.mean * 100:.1f}%")
     _times(section, _merge([p.times_ms for p in pairs]))
-    met = played >= goal and rate.mean >= 0.6
     detail = f"{rate.text(percent=True)} over {played} {unit}"
     game = title.split(":", maxsplit=1)[0]
-    section.goals.append(Goal(f"{game}: search wins >= 60% of {unit}", met, detail))
+    section.goals.append(Goal(f"{game}: {goal.text(unit)}", goal.met(played, rate), detail))
     section.goals.append(cpu_goal(game, [section], (SEARCH, HEURISTIC)))
     return section
 
@@ -380,7 +401,7 @@ def main() -> None:
         pair = partial(teams.guandan_pair, budget=args.search_budget)
         title = "Guandan: two search bots against two heuristics, first deals"
         sections.append(
-            _pairs(title, pair, args.guandan_seeds, "deals", GUANDAN_DEALS_GOAL, args, deadlines[3])
+            _pairs(title, pair, args.guandan_seeds, "deals", GUANDAN_GOAL, args, deadlines[3])
         )
     if "klaberjass" in games:
         print("Klaberjass: search against heuristic, games to 500", flush=True)
@@ -392,7 +413,7 @@ def main() -> None:
                 pair,
                 args.klaberjass_seeds,
                 "games",
-                KLABERJASS_GAMES_GOAL,
+                KLABERJASS_GOAL,
                 args,
                 deadlines[4],
             )
