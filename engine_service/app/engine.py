@@ -301,12 +301,22 @@ class Engine:
         view = seat_view(self.rules_of(record), first.game_id, record, first.version, None)
         return CreatedGame(first.game_id, first.tokens, first.admin_token, view)
 
-    async def view(self, game_id: str, seat: int | None, token: str | None) -> SeatView:
-        """A seat's view (token checked) or the spectator's view (``seat is None``)."""
+    async def read(
+        self, game_id: str, seat: int | None, token: str | None
+    ) -> tuple[StoredGame, GameRecord]:
+        """The stored game and its record, once ``seat``'s token is checked.
+
+        ``seat`` ``None`` is a spectator. For the calls that read a game and write nothing.
+        """
         with span("redis.load"):
             stored = await self.store.load(game_id)
         record = decode_record(stored.snapshot)
         self.check_reader(record, seat, token)
+        return stored, record
+
+    async def view(self, game_id: str, seat: int | None, token: str | None) -> SeatView:
+        """A seat's view (token checked) or the spectator's view (``seat is None``)."""
+        stored, record = await self.read(game_id, seat, token)
         return seat_view(self.rules_of(record), game_id, record, stored.version, seat)
 
     async def submit(

@@ -1,12 +1,13 @@
 """The SuggestAction use case: what the game's search bot would play in a seat, and why.
 
-It reads the game as :meth:`Engine.view` does (load, decode, check the seat's token) and
-writes nothing. The search is the game's own search bot (:mod:`engine_service.bots.search`)
-fed exactly what a search bot seated there is fed: the seat's view, its legal moves, the
-game's public rules and the generator of a bot deciding at this version
-(:func:`~engine_service.app.play.bot_rng`). So the answer depends on what the seat may see,
-the budget and the game's seed and version alone, never on another seat's hidden cards or on
-the time, and on the default budget it is the move a search bot would make in the seat.
+It reads the game as :meth:`Engine.view` does (:meth:`Engine.read`: load, decode, check the
+seat's token) and writes nothing. The search is the game's own search bot
+(:mod:`engine_service.bots.search`) fed exactly what a search bot seated there is fed: the
+seat's view, its legal moves, the game's public rules and the generator of a bot deciding at
+this version (:func:`~engine_service.app.play.bot_rng`). So the answer depends on what the
+seat may see, the budget and the game's seed and version alone, never on another seat's
+hidden cards or on the time, and on the default budget it is the move a search bot would make
+in the seat.
 
 The budget counts playouts, never time: by default the game's search bot's budget (what
 ListGameTypes shows as ``BotInfo.simulations``, about 50 ms of CPU), at most
@@ -24,7 +25,6 @@ from engine_service.app.engine import Engine
 from engine_service.app.play import bot_rng
 from engine_service.app.search_budgets import SEARCH
 from engine_service.bots.search import SearchBot, ValueKind
-from engine_service.codec.record import decode_record
 from engine_service.core.errors import MalformedRequest, NoSearchBot
 from engine_service.core.protocol import GameSpec
 from engine_service.core.record import GameRecord
@@ -159,8 +159,6 @@ async def suggest_action(
         NoSearchBot, IllegalAction: as :func:`suggest`.
     """
     asked_budget(asked)
-    stored = await engine.store.load(game_id)
-    record = decode_record(stored.snapshot)
-    engine.check_reader(record, seat, token)
+    stored, record = await engine.read(game_id, seat, token)
     spec = engine.registry[record.game_type]
     return await asyncio.to_thread(suggest, spec, record, stored.version, seat, asked)
