@@ -32,7 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from engine_service.bots.search import ValueKind, playout_value, random_action
+from engine_service.bots.klaberjass_heuristic import KlaberjassHeuristicBot
+from engine_service.bots.search import ValueKind, playout_value
 from engine_service.core.cards import Card, Suit, cards_in
 from engine_service.games.klaberjass.actions import KlaberjassAction
 from engine_service.games.klaberjass.cards import PACK_MASK, TRUMPS_ABOVE, suit_mask
@@ -47,8 +48,10 @@ from engine_service.games.klaberjass.state import (
 )
 from engine_service.games.klaberjass.view import KlaberjassView
 
-SEARCH_BUDGET: Final = 100
-"""Playouts per Klaberjass decision: about 50 ms of CPU per move compiled (docs/bots.md figures)."""
+SEARCH_BUDGET: Final = 200
+"""Playouts per Klaberjass decision: some 50 ms of CPU compiled, p99 under 80 ms (docs/bots.md)."""
+PLAYOUT_BOT: Final = KlaberjassHeuristicBot()
+"""Every seat's player in a playout, on its own view of the sampled world."""
 SEED_TRIES: Final = 2000
 """Seeds tried while bidding before giving up (a seed fits with chance about 1/7)."""
 SEQUENCE_TRIES: Final = 64
@@ -301,9 +304,15 @@ class KlaberjassWorlds:
     def playout_action(
         self, rules: KlaberjassRules, state: KlaberjassState, seat: int, rng: random.Random
     ) -> KlaberjassAction:
-        """Uniformly random legal moves: cheap, and enough here to rank a turn's few options."""
-        action: KlaberjassAction = random_action(rules, state, seat, rng)
-        return action
+        """The heuristic bot's move on the seat's own view of the world.
+
+        Uniformly random playouts (the policy until then) let either side throw away tricks
+        no player would, so they ranked a turn's options by what a careless opponent gives:
+        over the tournament's 200 games to 500 the search won 74.0 % ± 5.1 % against the
+        heuristic with 100 random playouts and 77.5 % ± 5.1 % with 300, and 85.0 % ± 4.5 %
+        with 200 of these (docs/bots.md).
+        """
+        return PLAYOUT_BOT.choose(rules.view(state, seat), rules.legal_actions(state, seat), rng)
 
     def play_out(
         self, rules: KlaberjassRules, state: KlaberjassState, seat: int, rng: random.Random

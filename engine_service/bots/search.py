@@ -13,8 +13,8 @@ How one decision is made (:meth:`SearchBot.choose_under`):
 2. ``rounds = max(1, budget // len(candidates))``; for each round one world is sampled
    (``worlds.sample_world(rules, view, rng)``), and every candidate is applied to it and
    played out to the end of the hand with the adapter's playout policy
-   (``worlds.playout_action``: uniformly random legal actions drawn from the same ``rng`` in
-   Klaberjass, the game's heuristic bot in Hearts and Guandan) by ``worlds.play_out``.
+   (``worlds.playout_action``: the game's heuristic bot, each seat on its own view of the
+   sampled world) by ``worlds.play_out``.
    Every candidate meets the same worlds, which removes most of the sampling noise from the
    comparison.
 3. The candidate with the highest mean ``worlds.value(rules, end, seat)`` is chosen; ties go
@@ -118,8 +118,7 @@ class Worlds(Protocol):
     def playout_action(self, rules: Any, state: Any, seat: int, rng: random.Random) -> Any:
         """The playout policy: ``seat``'s move in the simulated full ``state``.
 
-        It may read only ``seat``'s part of ``state`` (its view) and draw only from ``rng``;
-        :func:`random_action` is the policy of a game with no better one.
+        It may read only ``seat``'s part of ``state`` (its view) and draw only from ``rng``.
         """
 
     def play_out(self, rules: Any, state: Any, seat: int, rng: random.Random) -> float:
@@ -160,16 +159,6 @@ def weighted_choice(choices: list[int], weights: list[int], rng: random.Random) 
 
 Policy = Callable[[Rules[Any, Any, Any], Any, int, random.Random], Any]
 """A playout policy: (rules, state, seat, rng) to the seat's move (``Worlds.playout_action``)."""
-
-
-def random_action(rules: Rules[Any, Any, Any], state: Any, seat: int, rng: random.Random) -> Any:
-    """A uniformly random legal action of ``seat``: the playout policy of Klaberjass.
-
-    One ``rng.randrange`` over ``rules.legal_actions``, the draw the playouts always made, so
-    their games replay as before the policy became the adapter's.
-    """
-    legal = rules.legal_actions(state, seat)
-    return legal[rng.randrange(len(legal))]
 
 
 def playout(

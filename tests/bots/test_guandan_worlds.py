@@ -18,7 +18,6 @@ import pytest
 
 from engine_service.bots.guandan_eval import position_value
 from engine_service.bots.guandan_worlds import GuandanWorlds, sample_world
-from engine_service.bots.search import random_action
 from engine_service.games.guandan.actions import PassTurn
 from engine_service.games.guandan.cards import (
     COPIES,
@@ -125,7 +124,7 @@ def _deal_ends(rules: GuandanRules, world: GuandanState, rng: random.Random) -> 
     state = world
     for _ in range(MOVES_PER_MATCH):
         seat = rules.current_seats(state)[0]
-        state = rules.apply(state, seat, random_action(rules, state, seat, rng))
+        state = rules.apply(state, seat, rng.choice(rules.legal_actions(state, seat)))
         if state.deal_number != world.deal_number or state.phase is Phase.GAME_OVER:
             return True
     return False
