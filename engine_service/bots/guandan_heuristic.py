@@ -32,9 +32,12 @@ UNKNOWN_COUNT: Final = 27
 """What a hidden card count (G-R23) is taken for: safely many."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, init=False, unsafe_hash=True)
 class _Option:
     """A legal play with what it does to the hand.
+
+    Immutable (``Final`` fields), with a written constructor that mypyc compiles (as
+    :class:`~engine_service.bots.guandan_plan.Holding`): one is built for every play priced.
 
     Attributes:
         play: the play.
@@ -44,11 +47,18 @@ class _Option:
         key: the play's comparison key (G-R12), higher is harder to beat.
     """
 
-    play: PlayCards
-    gain: int
-    rest: int
-    out: bool
-    key: int
+    play: Final[PlayCards]
+    gain: Final[int]
+    rest: Final[int]
+    out: Final[bool]
+    key: Final[int]
+
+    def __init__(self, play: PlayCards, gain: int, rest: int, out: bool, key: int) -> None:
+        self.play = play
+        self.gain = gain
+        self.rest = rest
+        self.out = out
+        self.key = key
 
     @property
     def bomb(self) -> bool:

@@ -48,9 +48,13 @@ _USED_UP: Final = {1: 2, 2: 2, 3: 1}
 """Per cards per rank (straight, tube, plate): the ranks a sequence must use up."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, init=False, unsafe_hash=True)
 class Holding:
     """A hand as the planner sees it.
+
+    Immutable (``Final`` fields), with a written constructor that mypyc compiles: a frozen
+    dataclass's generated one runs interpreted, and a Guandan playout builds a holding for
+    every play it prices (docs/bots.md).
 
     Attributes:
         naturals: per natural rank (index ``rank - 2``) the cards held, wilds left out.
@@ -61,12 +65,22 @@ class Holding:
         wild: the kind of the wild card.
     """
 
-    naturals: tuple[int, ...]
-    black: int
-    red: int
-    wilds: int
-    level: int
-    wild: int
+    naturals: Final[tuple[int, ...]]
+    black: Final[int]
+    red: Final[int]
+    wilds: Final[int]
+    level: Final[int]
+    wild: Final[int]
+
+    def __init__(
+        self, naturals: tuple[int, ...], black: int, red: int, wilds: int, level: int, wild: int
+    ) -> None:
+        self.naturals = naturals
+        self.black = black
+        self.red = red
+        self.wilds = wilds
+        self.level = level
+        self.wild = wild
 
     @property
     def size(self) -> int:

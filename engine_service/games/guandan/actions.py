@@ -12,21 +12,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Final
 
 from engine_service.games.guandan.cards import format_kinds, parse_kind
 from engine_service.games.guandan.reading import Reading
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, init=False, unsafe_hash=True)
 class PlayCards:
     """Play ``cards`` read as ``reading`` (G-R13).
 
     ``cards`` are kinds, copies repeated, sorted ascending so that equal plays compare equal;
-    build plays with :meth:`of`.
+    build plays with :meth:`of`. Immutable (``Final`` fields), with a written constructor
+    that mypyc compiles: listing a hand's plays builds hundreds of them, and a frozen
+    dataclass's generated constructor runs interpreted.
     """
 
-    cards: tuple[int, ...]
-    reading: Reading
+    cards: Final[tuple[int, ...]]
+    reading: Final[Reading]
+
+    def __init__(self, cards: tuple[int, ...], reading: Reading) -> None:
+        self.cards = cards
+        self.reading = reading
 
     @staticmethod
     def of(cards: Iterable[int], reading: Reading) -> PlayCards:

@@ -16,6 +16,7 @@ cards in suit order, the wild count, and the rank windows of
 from __future__ import annotations
 
 from functools import cache
+from typing import Final
 
 from engine_service.core.cards import ACE, Suit
 from engine_service.games.guandan.actions import PlayCards
@@ -35,6 +36,8 @@ from engine_service.games.guandan.sequences import SEQUENCES, SequenceKind, fill
 
 _GROUP_SHAPES = (Shape.SINGLE, Shape.PAIR, Shape.TRIPLE, Shape.BOMB)
 _RANKS = range(2, ACE + 1)
+_RANK_KINDS: Final = {rank: tuple(kind_of(rank, suit) for suit in Suit) for rank in _RANKS}
+"""Each natural rank's four kinds, in suit order: a listing reads them for every rank."""
 _NO_RANK = 0
 """The rank of a full house's pair made of two wilds: any rank, never the triple's."""
 
@@ -99,7 +102,7 @@ class _Listing:
         self.found: list[PlayCards] = []
         self.pools: dict[int, tuple[int, ...]] = {}
         for rank in _RANKS:
-            kinds = (kind_of(rank, suit) for suit in Suit)
+            kinds = _RANK_KINDS[rank]
             self.pools[rank] = tuple(k for k in kinds if k != self.wild for _ in range(hand[k]))
         self.pools[BLACK_JOKER_RANK] = (BLACK_JOKER,) * hand[BLACK_JOKER]
         self.pools[RED_JOKER_RANK] = (RED_JOKER,) * hand[RED_JOKER]

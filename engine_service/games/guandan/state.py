@@ -113,7 +113,7 @@ class Tribute:
     returned: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, init=False, unsafe_hash=True)
 class GuandanState:
     """Everything about a Guandan match, hidden parts included; views copy from it.
 
@@ -144,27 +144,73 @@ class GuandanState:
             of the next deal (tribute and returns come in between); ``None`` otherwise.
         played: per seat, the cards it has played this deal, as 54 counts (G-R17a); at the
             end of the match, those of the last deal.
+
+    Immutable (``Final`` fields), with a written constructor that mypyc compiles, as
+    HeartsState's: a frozen dataclass's generated one runs interpreted, and every move and
+    every simulated move of the search bot builds a state.
     """
 
-    seed: int
-    phase: Phase
-    deal_number: int
-    levels: tuple[int, int]
-    level: int
-    declarer: int | None
-    ace_failures: tuple[int, int]
-    hands: tuple[Hand, ...]
-    turn: int
-    top: TopPlay | None
-    passed: tuple[int, ...]
-    finished: tuple[int, ...]
-    tributes: tuple[Tribute, ...]
-    red_joker_holders: tuple[int, ...]
-    previous_order: tuple[int, ...]
-    winners: tuple[int, ...] = ()
-    round_history: tuple[RoundEntry, ...] = ()
-    previous_deal: DealResult | None = None
-    played: tuple[Hand, ...] = NO_PLAYS
+    seed: Final[int]
+    phase: Final[Phase]
+    deal_number: Final[int]
+    levels: Final[tuple[int, int]]
+    level: Final[int]
+    declarer: Final[int | None]
+    ace_failures: Final[tuple[int, int]]
+    hands: Final[tuple[Hand, ...]]
+    turn: Final[int]
+    top: Final[TopPlay | None]
+    passed: Final[tuple[int, ...]]
+    finished: Final[tuple[int, ...]]
+    tributes: Final[tuple[Tribute, ...]]
+    red_joker_holders: Final[tuple[int, ...]]
+    previous_order: Final[tuple[int, ...]]
+    winners: Final[tuple[int, ...]]
+    round_history: Final[tuple[RoundEntry, ...]]
+    previous_deal: Final[DealResult | None]
+    played: Final[tuple[Hand, ...]]
+
+    def __init__(
+        self,
+        seed: int,
+        phase: Phase,
+        deal_number: int,
+        levels: tuple[int, int],
+        level: int,
+        declarer: int | None,
+        ace_failures: tuple[int, int],
+        hands: tuple[Hand, ...],
+        turn: int,
+        top: TopPlay | None,
+        passed: tuple[int, ...],
+        finished: tuple[int, ...],
+        tributes: tuple[Tribute, ...],
+        red_joker_holders: tuple[int, ...],
+        previous_order: tuple[int, ...],
+        winners: tuple[int, ...] = (),
+        round_history: tuple[RoundEntry, ...] = (),
+        previous_deal: DealResult | None = None,
+        played: tuple[Hand, ...] = NO_PLAYS,
+    ) -> None:
+        self.seed = seed
+        self.phase = phase
+        self.deal_number = deal_number
+        self.levels = levels
+        self.level = level
+        self.declarer = declarer
+        self.ace_failures = ace_failures
+        self.hands = hands
+        self.turn = turn
+        self.top = top
+        self.passed = passed
+        self.finished = finished
+        self.tributes = tributes
+        self.red_joker_holders = red_joker_holders
+        self.previous_order = previous_order
+        self.winners = winners
+        self.round_history = round_history
+        self.previous_deal = previous_deal
+        self.played = played
 
     @property
     def anti_tribute(self) -> bool:

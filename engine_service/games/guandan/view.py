@@ -21,7 +21,7 @@ HIDDEN_COUNT: Final = -1
 COUNT_SHOWN_AT: Final = 10
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, init=False, unsafe_hash=True)
 class GuandanView:
     """One seat's knowledge of the match (``seat is None``: a spectator's).
 
@@ -59,28 +59,76 @@ class GuandanView:
             winners' promotion and both levels), shown from its end until the next deal's
             first play, so that tribute and returns are seen beside it; ``None`` otherwise.
         played: per seat, every card it has played this deal, lowest kind first (G-R17a).
+
+    Immutable (``Final`` fields), with a written constructor that mypyc compiles: a frozen
+    dataclass's generated one runs interpreted, and the search bot's playouts build a view
+    for every simulated move (docs/bots.md).
     """
 
-    seat: int | None
-    phase: Phase
-    to_act: tuple[int, ...]
-    deal_number: int
-    levels: tuple[int, int]
-    level: int
-    declarer: int | None
-    hand: tuple[int, ...]
-    card_counts: tuple[int, ...]
-    top: TopPlay | None
-    passed: tuple[int, ...]
-    finished: tuple[int, ...]
-    tributes: tuple[Tribute, ...]
-    anti_tribute: bool
-    red_joker_holders: tuple[int, ...]
-    previous_order: tuple[int, ...]
-    winners: tuple[int, ...]
-    round_history: tuple[RoundEntry, ...]
-    previous_deal: DealResult | None
-    played: tuple[tuple[int, ...], ...]
+    seat: Final[int | None]
+    phase: Final[Phase]
+    to_act: Final[tuple[int, ...]]
+    deal_number: Final[int]
+    levels: Final[tuple[int, int]]
+    level: Final[int]
+    declarer: Final[int | None]
+    hand: Final[tuple[int, ...]]
+    card_counts: Final[tuple[int, ...]]
+    top: Final[TopPlay | None]
+    passed: Final[tuple[int, ...]]
+    finished: Final[tuple[int, ...]]
+    tributes: Final[tuple[Tribute, ...]]
+    anti_tribute: Final[bool]
+    red_joker_holders: Final[tuple[int, ...]]
+    previous_order: Final[tuple[int, ...]]
+    winners: Final[tuple[int, ...]]
+    round_history: Final[tuple[RoundEntry, ...]]
+    previous_deal: Final[DealResult | None]
+    played: Final[tuple[tuple[int, ...], ...]]
+
+    def __init__(
+        self,
+        seat: int | None,
+        phase: Phase,
+        to_act: tuple[int, ...],
+        deal_number: int,
+        levels: tuple[int, int],
+        level: int,
+        declarer: int | None,
+        hand: tuple[int, ...],
+        card_counts: tuple[int, ...],
+        top: TopPlay | None,
+        passed: tuple[int, ...],
+        finished: tuple[int, ...],
+        tributes: tuple[Tribute, ...],
+        anti_tribute: bool,
+        red_joker_holders: tuple[int, ...],
+        previous_order: tuple[int, ...],
+        winners: tuple[int, ...],
+        round_history: tuple[RoundEntry, ...],
+        previous_deal: DealResult | None,
+        played: tuple[tuple[int, ...], ...],
+    ) -> None:
+        self.seat = seat
+        self.phase = phase
+        self.to_act = to_act
+        self.deal_number = deal_number
+        self.levels = levels
+        self.level = level
+        self.declarer = declarer
+        self.hand = hand
+        self.card_counts = card_counts
+        self.top = top
+        self.passed = passed
+        self.finished = finished
+        self.tributes = tributes
+        self.anti_tribute = anti_tribute
+        self.red_joker_holders = red_joker_holders
+        self.previous_order = previous_order
+        self.winners = winners
+        self.round_history = round_history
+        self.previous_deal = previous_deal
+        self.played = played
 
 
 def build_view(
