@@ -232,9 +232,19 @@ class GuandanRules:
             assert state.top is not None  # check: the leader may not pass
             turn, won = next_turn(seat, state.top.seat, state.finished)
             history = (*state.round_history, RoundEntry(seat))
-            if won:
-                return replace(state, turn=turn, top=None, passed=(), round_history=history)
-            return replace(state, turn=turn, passed=(*state.passed, seat), round_history=history)
+            top: TopPlay | None = None if won else state.top
+            passed: tuple[int, ...] = () if won else (*state.passed, seat)
+            return _moved_on(
+                state,
+                state.hands,
+                turn,
+                top,
+                passed,
+                state.finished,
+                history,
+                state.previous_deal,
+                state.played,
+            )
         return self._play(state, seat, action)
 
     def _play(self, state: GuandanState, seat: int, play: PlayCards) -> GuandanState:
@@ -253,17 +263,7 @@ class GuandanRules:
             return self._end_deal(ended, _complete(finished))
         top = TopPlay(seat, play.cards, play.reading)
         turn, _ = next_turn(seat, seat, finished)
-        return replace(
-            state,
-            hands=hands,
-            turn=turn,
-            top=top,
-            passed=(),
-            finished=finished,
-            round_history=history,
-            previous_deal=None,
-            played=played,
-        )
+        return _moved_on(state, hands, turn, top, (), finished, history, None, played)
 
     def _deal_over(self, finished: tuple[int, ...]) -> bool:
         """G-R21: partners 1st and 2nd end the deal (option); G-R22: a third finisher does."""
@@ -368,6 +368,45 @@ def _return(state: GuandanState, seat: int, card: int) -> GuandanState:
 def _not_in_hand(kinds: Sequence[int]) -> RuleViolation:
     text = format_kinds(kinds)
     return violation("CARD_NOT_IN_HAND", "G-R1", f"{text} not in this hand.", cards=text)
+
+
+def _moved_on(
+    state: GuandanState,
+    hands: tuple[Hand, ...],
+    turn: int,
+    top: TopPlay | None,
+    passed: tuple[int, ...],
+    finished: tuple[int, ...],
+    round_history: tuple[RoundEntry, ...],
+    previous_deal: DealResult | None,
+    played: tuple[Hand, ...],
+) -> GuandanState:
+    """``state`` after a play or a pass within a deal: the fields they change, the rest kept.
+
+    Built directly rather than by ``dataclasses.replace``, which runs interpreted: it was
+    a tenth of the CPU of a search bot's playout move (docs/bots.md).
+    """
+    return GuandanState(
+        seed=state.seed,
+        phase=state.phase,
+        deal_number=state.deal_number,
+        levels=state.levels,
+        level=state.level,
+        declarer=state.declarer,
+        ace_failures=state.ace_failures,
+        hands=hands,
+        turn=turn,
+        top=top,
+        passed=passed,
+        finished=finished,
+        tributes=state.tributes,
+        red_joker_holders=state.red_joker_holders,
+        previous_order=state.previous_order,
+        winners=state.winners,
+        round_history=round_history,
+        previous_deal=previous_deal,
+        played=played,
+    )
 
 
 def _without(hand: Hand, cards: Sequence[int]) -> Hand:
