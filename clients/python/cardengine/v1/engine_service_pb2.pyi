@@ -567,8 +567,8 @@ class SuggestActionRequest(_message.Message):
     playouts: _builtins.int
     """The search's budget in playouts (one sampled deal in which every candidate is played
     out). Unset: the game's search bot's own budget (ListGameTypes' BotInfo.simulations for
-    PLAYER_TYPE_BOT_SEARCH; by default 768 for Hearts, 40 for Guandan, 200 for Klaberjass,
-    some 30 to 50 ms of CPU). More than 4 times that budget is lowered to it (the reply's
+    PLAYER_TYPE_BOT_SEARCH; by default 768 for Hearts, 80 for Guandan, 200 for Klaberjass,
+    some 20 to 50 ms of CPU at the median). More than 4 times that budget is lowered to it (the reply's
     max_playouts); 0 is INVALID_ARGUMENT. The budget is spread evenly over the candidates,
     at least one playout each.
     """
