@@ -1,12 +1,12 @@
 """Operators' search budgets: playouts per decision of each game's search bot, or none at all.
 
-Why a setting: a search move costs CPU (the defaults are calibrated to about 50 ms a move,
-see docs/bots.md), so an operator may buy strength with more playouts, save CPU with fewer, or
-take the search bot off a game (``0``), which then refuses it at CreateGame and UpdateSeat
-like any bot the game does not offer. The budget counts playouts, never time, so a game plays
-the same on any machine; every process of a group must be given the same budgets, since the
-moves a seeded game's bots make depend on them (the log keeps the moves made either way, so
-replays never do).
+Why a setting: a search move costs CPU (the defaults take some 20 to 50 ms a searched move
+at the median, see docs/bots.md), so an operator may buy strength with more playouts, save
+CPU with fewer, or take the search bot off a game (``0``), which then refuses it at
+CreateGame and UpdateSeat like any bot the game does not offer. The budget counts playouts,
+never time, so a game plays the same on any machine; every process of a group must be given
+the same budgets, since the moves a seeded game's bots make depend on them (the log keeps the
+moves made either way, so replays never do).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ hidden cards or on the time, and on the default budget it is the move a search b
 in the seat.
 
 The budget counts playouts, never time: by default the game's search bot's budget (what
-ListGameTypes shows as ``BotInfo.simulations``, about 50 ms of CPU), at most
+ListGameTypes shows as ``BotInfo.simulations``, some 20 to 50 ms of CPU at the median), at most
 :data:`MAX_BUDGET_FACTOR` times it (a larger request is lowered to that).
 """
 

@@ -29,7 +29,7 @@ from itertools import combinations
 from typing import Final
 
 from engine_service.bots.hearts_heuristic import HeartsHeuristicBot, danger, heuristic_play
-from engine_service.bots.search import ValueKind, weighted_choice
+from engine_service.bots.search import ValueKind, seat_bot_action, weighted_choice
 from engine_service.core.cards import (
     DECK_SIZE,
     FULL_DECK_MASK,
@@ -336,7 +336,8 @@ class HeartsWorlds:
         with these (80 playouts from the sources; a heuristic playout costs about twice a
         random one).
         """
-        return PLAYOUT_BOT.choose(rules.view(state, seat), rules.legal_actions(state, seat), rng)
+        action: HeartsAction = seat_bot_action(PLAYOUT_BOT, rules, state, seat, rng)
+        return action
 
     def play_out(
         self, rules: HeartsRules, state: HeartsState, seat: int, rng: random.Random

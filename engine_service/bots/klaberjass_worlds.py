@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine_service.bots.klaberjass_heuristic import KlaberjassHeuristicBot
-from engine_service.bots.search import ValueKind, playout_value
+from engine_service.bots.search import ValueKind, playout_value, seat_bot_action
 from engine_service.core.cards import Card, Suit, cards_in
 from engine_service.games.klaberjass.actions import KlaberjassAction
 from engine_service.games.klaberjass.cards import PACK_MASK, TRUMPS_ABOVE, suit_mask
@@ -312,7 +312,8 @@ class KlaberjassWorlds:
         heuristic with 100 random playouts and 77.5 % ± 5.1 % with 300, and 85.0 % ± 4.5 %
         with 200 of these (docs/bots.md).
         """
-        return PLAYOUT_BOT.choose(rules.view(state, seat), rules.legal_actions(state, seat), rng)
+        action: KlaberjassAction = seat_bot_action(PLAYOUT_BOT, rules, state, seat, rng)
+        return action
 
     def play_out(
         self, rules: KlaberjassRules, state: KlaberjassState, seat: int, rng: random.Random

@@ -161,6 +161,17 @@ Policy = Callable[[Rules[Any, Any, Any], Any, int, random.Random], Any]
 """A playout policy: (rules, state, seat, rng) to the seat's move (``Worlds.playout_action``)."""
 
 
+def seat_bot_action(
+    bot: Bot[Any, Any], rules: Rules[Any, Any, Any], state: Any, seat: int, rng: random.Random
+) -> Any:
+    """``bot``'s move for ``seat`` on its own view of the simulated full ``state``.
+
+    The playout policy of Hearts and Klaberjass, with their heuristic bots: it reads only
+    what the seat may see, as ``Worlds.playout_action`` must.
+    """
+    return bot.choose(rules.view(state, seat), rules.legal_actions(state, seat), rng)
+
+
 def playout(
     worlds: Worlds, rules: Rules[Any, Any, Any], state: Any, rng: random.Random, policy: Policy
 ) -> Any:
