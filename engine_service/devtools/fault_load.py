@@ -193,7 +193,9 @@ class Worker:
             if seat != view.to_act[0] or not (view.legal_actions or view.legal_choices):
                 seat = view.to_act[0]
                 found = await self._view(game_id, seat, tokens[seat])
-                if found is None:
+                if found is None or not (found.legal_actions or found.legal_choices):
+                    # A failover without WAIT may have rolled the game back to another seat's
+                    # turn: this client leaves the game, as one that lost its place would.
                     return
                 view = found
             action = _legal(view, self.rng)
