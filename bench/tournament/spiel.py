@@ -115,8 +115,10 @@ def legal_cards(state: Any) -> set[int]:
 class IsmctsSeat:
     """One OpenSpiel ISMCTS bot with random rollouts, for one seat in one hand.
 
-    The budget is ``simulations`` per decision (never wall time), and all its randomness comes
-    from ``seed``, so a hand replays exactly.
+    The budget is ``simulations`` per decision (never wall time), and every generator it is
+    given starts from ``seed``. A hand still does not replay exactly: two runs of the same
+    tournament in fresh processes make different ISMCTS moves (OpenSpiel 2.0.2; our bots'
+    moves replay), so Hearts figures differ a little from run to run.
     """
 
     def __init__(self, seed: int, simulations: int, uct_c: float) -> None:
