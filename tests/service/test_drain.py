@@ -33,8 +33,12 @@ from tests.service.rpc_helpers import (
 
 pytestmark = pytest.mark.service
 GRACE = 3.0
-EXIT_MARGIN = 3.0
-"""What a stopping process may take beyond its grace period (a bound, not a measurement)."""
+EXIT_MARGIN = 5.0
+"""What a stopping process may take beyond its grace period (a bound, not a measurement).
+
+A group holding moves past its gates exits about 2.7 s after SIGTERM on an idle machine and
+took 6.4 s once with the whole suite running on two cores; a hung drain is killed, which
+``killed`` catches whatever the margin."""
 CALLS = 8
 CALL_SECONDS = 60.0
 UNBOUNDED_BOTS = ("--bot-moves-per-call", "1000000", "--bot-seconds-per-call", "3600")
