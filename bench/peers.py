@@ -337,8 +337,10 @@ class PlayDriver(WatchGameDriver):
     async def _send(
         self, slot: int, game: EngineGame, seat: int, move: api.SubmitActionRequest
     ) -> None:
-        """The move, written on the seat's session (its answer is not waited for)."""
-        await game.calls[seat].write(api.PlayRequest(ref=move.expected_version + 1, move=move))
+        """The move, written on the seat's session, brief: the seat has its view as its update
+        (the answer, which is not waited for, carries only the version)."""
+        request = api.PlayRequest(ref=move.expected_version + 1, move=move, brief=True)
+        await game.calls[seat].write(request)
 
 
 ENGINE_DRIVERS: dict[str, type[EngineDriver]] = {

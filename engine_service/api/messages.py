@@ -313,32 +313,36 @@ def page_start(
     return index
 
 
-def encode_update(update: Update, language: str = ENGLISH) -> engine_service_pb2.WatchGameResponse:
+def encode_update(update: Update, language: str, out: engine_service_pb2.WatchGameResponse) -> None:
     """One version of a watched game (or several merged, for a watcher far behind)."""
-    message = engine_service_pb2.GameUpdate(
-        version=update.version, events=update.events, first_version=update.first_version
-    )
+    message = out.update
+    message.version = update.version
+    message.events.extend(update.events)
+    message.first_version = update.first_version
     if update.seat is not None:
         message.seat = update.seat
     if update.applied_at_ms:
         message.applied_at.FromMilliseconds(update.applied_at_ms)
     if update.view is not None:
         encode_view(update.view, language, message.view)
-    return engine_service_pb2.WatchGameResponse(update=message)
 
 
 def encode_watch_item(
-    item: WatchItem, language: str = ENGLISH
+    item: WatchItem,
+    language: str = ENGLISH,
+    out: engine_service_pb2.WatchGameResponse | None = None,
 ) -> engine_service_pb2.WatchGameResponse:
-    """A message of the WatchGame stream, texts in ``language``."""
+    """A message of the WatchGame stream, texts in ``language``.
+
+    Written into ``out`` when given (a Play answer's own ``watch`` field, empty), so a
+    session need not copy an update built apart; returns the message written.
+    """
+    message = engine_service_pb2.WatchGameResponse() if out is None else out
     if isinstance(item, Update):
-        return encode_update(item, language)
-    if isinstance(item, Idle):
-        heartbeat = engine_service_pb2.Heartbeat(version=item.version)
-        return engine_service_pb2.WatchGameResponse(heartbeat=heartbeat)
-    return engine_service_pb2.WatchGameResponse(
-        ended=engine_service_pb2.GameEnded(
-            version=item.version,
-            outcome=encode_outcome(item.outcome, item.game_type, language),
-        )
-    )
+        encode_update(item, language, message)
+    elif isinstance(item, Idle):
+        message.heartbeat.version = item.version
+    else:
+        message.ended.version = item.version
+        message.ended.outcome.CopyFrom(encode_outcome(item.outcome, item.game_type, language))
+    return message

@@ -31,7 +31,7 @@ from engine_service.app.games import game_info, list_games
 from engine_service.app.seats import Admin, ServiceKeys, caller
 from engine_service.app.suggest import suggest_action
 from engine_service.app.tables import end_game, leave_game, rematch, update_seat
-from engine_service.app.watch import watch
+from engine_service.app.watch import WatchItem, watch
 from engine_service.codec.guandan_explain import decode_asked_cards, encode_explained
 from engine_service.codec.players import decode_player_type
 from engine_service.core.errors import EngineError, Unauthenticated
@@ -246,12 +246,22 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         self, request: engine_service_pb2.SubmitActionRequest, context: Context
     ) -> engine_service_pb2.SubmitActionResponse:
         """Apply one action and the bots' replies."""
-        return await self._submit(request, token_of(context), language_of(context))
+        reply = engine_service_pb2.SubmitActionResponse()
+        await self._submit(request, token_of(context), language_of(context), reply)
+        return reply
 
     async def _submit(
-        self, request: engine_service_pb2.SubmitActionRequest, token: str | None, language: str
-    ) -> engine_service_pb2.SubmitActionResponse:
-        """SubmitAction's work, for a call or a session's move."""
+        self,
+        request: engine_service_pb2.SubmitActionRequest,
+        token: str | None,
+        language: str,
+        reply: engine_service_pb2.SubmitActionResponse,
+        brief: bool = False,
+    ) -> None:
+        """SubmitAction's work, for a call or a session's move, written into ``reply``.
+
+        ``brief`` (a session's move that asked for it) answers with the version only.
+        """
         game_id = messages.game_id_of(request.game_id)
         asked = request_ids.request_of(request, "expected_version")
         expected = messages.version_of(request.expected_version)
@@ -259,9 +269,9 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         seat_view = await self._engine.submit(
             game_id, request.seat, token, expected, asked, game, action
         )
-        reply = engine_service_pb2.SubmitActionResponse()
-        messages.encode_view(seat_view, language, reply.view)
-        return reply
+        reply.version = seat_view.version
+        if not brief:
+            messages.encode_view(seat_view, language, reply.view)
 
     @rpc
     async def GetActionLog(
@@ -284,16 +294,17 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         self, request: engine_service_pb2.WatchGameRequest, context: Context
     ) -> AsyncGenerator[engine_service_pb2.WatchGameResponse, None]:
         """Every version after ``from_version`` as the viewer may see it, then new ones live."""
-        async for message in self._follow(request, token_of(context), language_of(context)):
-            yield message
+        language = language_of(context)
+        async for item in self._follow(request, token_of(context)):
+            yield messages.encode_watch_item(item, language)
 
-    async def _follow(
-        self, request: engine_service_pb2.WatchGameRequest, token: str | None, language: str
-    ) -> AsyncGenerator[engine_service_pb2.WatchGameResponse, None]:
-        """WatchGame's messages, for a call or a session's join."""
+    def _follow(
+        self, request: engine_service_pb2.WatchGameRequest, token: str | None
+    ) -> AsyncGenerator[WatchItem, None]:
+        """WatchGame's items, for a call or a session's join (each encodes them itself)."""
         seat = request.seat if request.HasField("seat") else None
         game_id = messages.game_id_of(request.game_id)
-        items = watch(
+        return watch(
             self._engine,
             self._feed,
             game_id,
@@ -303,8 +314,6 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
             events_only=request.events_only,
             idle_seconds=self._idle,
         )
-        async for item in items:
-            yield messages.encode_watch_item(item, language)
 
     @stream_rpc
     async def Play(
@@ -318,12 +327,15 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         language = language_of(context)
 
         async def answer(
-            move: engine_service_pb2.SubmitActionRequest, token: str | None
-        ) -> engine_service_pb2.SubmitActionResponse:
+            move: engine_service_pb2.SubmitActionRequest,
+            token: str | None,
+            brief: bool,
+            reply: engine_service_pb2.SubmitActionResponse,
+        ) -> None:
             started = time.perf_counter()
             outcome = "OK"
             try:
-                return await self._submit(move, token, language)
+                await self._submit(move, token, language, reply, brief)
             except Exception as error:
                 outcome = error.reason if isinstance(error, EngineError) else "UNEXPECTED"
                 raise
@@ -336,12 +348,10 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
                 _log_call(f"Play.{kind}", None, outcome, time.perf_counter())
             return status
 
-        def follow(
-            join: engine_service_pb2.WatchGameRequest, token: str | None
-        ) -> AsyncGenerator[engine_service_pb2.WatchGameResponse, None]:
-            return self._follow(join, token, language)
+        def encode(item: WatchItem, out: engine_service_pb2.WatchGameResponse) -> None:
+            messages.encode_watch_item(item, language, out)
 
-        session = Session(answer, follow, explain, token_of(context))
+        session = Session(answer, self._follow, encode, explain, token_of(context))
         async for response in session.run(requests):
             yield response
 

@@ -5,7 +5,12 @@ stream, its headers, the interceptors, the log line) and for a watch per game. O
 session it opens one stream and then exchanges small messages: ``join`` follows a game as
 WatchGame does, ``move`` is a SubmitAction, ``leave`` stops following a game. Every request
 carries the caller's ``ref``, and its answer (the move's view, or its error) carries it back;
-updates of a joined game carry the join's ``ref``.
+updates of a joined game carry the join's ``ref``. A move sent ``brief`` is answered with the
+version it reached only: a caller that joined the game as that seat gets the view once, as
+the update, instead of twice.
+
+Every answer is built in the message that is written (the move's reply and the update are
+encoded into the PlayResponse's own fields), so nothing is built apart and then copied.
 
 The session changes nothing in what a move is: the same use cases run (the engine's submit
 and the watch), so the rules, tokens, versions, idempotency and durability are those of the
@@ -31,6 +36,7 @@ from cardengine.v1 import engine_service_pb2 as api
 from google.rpc import status_pb2
 
 from engine_service.api.wire import Unreadable
+from engine_service.app.watch import WatchItem
 from engine_service.core.errors import MalformedRequest
 
 MOVES_IN_FLIGHT: Final = 64
@@ -38,12 +44,15 @@ MOVES_IN_FLIGHT: Final = 64
 QUEUED_ANSWERS: Final = 256
 """Answers and updates waiting to be written; past it the session waits for the client."""
 
-AnswerMove = Callable[[api.SubmitActionRequest, str | None], Awaitable[api.SubmitActionResponse]]
-"""Judges and stores one move (SubmitAction's use case); raises the move's error."""
-FollowGame = Callable[
-    [api.WatchGameRequest, str | None], AsyncGenerator[api.WatchGameResponse, None]
+AnswerMove = Callable[
+    [api.SubmitActionRequest, str | None, bool, api.SubmitActionResponse], Awaitable[None]
 ]
-"""WatchGame's messages for one game."""
+"""Judges and stores one move (SubmitAction's use case) and writes its answer into the given
+reply, briefly (the version only) when asked; raises the move's error."""
+FollowGame = Callable[[api.WatchGameRequest, str | None], AsyncGenerator[WatchItem, None]]
+"""WatchGame's items for one game."""
+EncodeItem = Callable[[WatchItem, api.WatchGameResponse], None]
+"""Writes one of those items into a WatchGame message."""
 Explain = Callable[[Exception, str], status_pb2.Status]
 """The status reporting an error of one request, by the request's kind ("move", "join",
 "request" for one that is none of them), which also logs it."""
@@ -74,10 +83,16 @@ class Session:
     """One Play stream: reads requests, runs them, and queues their answers to be written."""
 
     def __init__(
-        self, answer_move: AnswerMove, follow: FollowGame, explain: Explain, token: str | None
+        self,
+        answer_move: AnswerMove,
+        follow: FollowGame,
+        encode: EncodeItem,
+        explain: Explain,
+        token: str | None,
     ) -> None:
         self._answer_move = answer_move
         self._follow = follow
+        self._encode = encode
         self._explain = explain
         self._token = token
         self._out: asyncio.Queue[Any] = asyncio.Queue(QUEUED_ANSWERS)
@@ -123,7 +138,7 @@ class Session:
         kind = request.WhichOneof("request")
         if kind == "move":
             await self._moves.acquire()
-            self._start(self._move(request.ref, request.move, token))
+            self._start(self._move(request.ref, request.move, token, request.brief))
         elif kind == "join":
             self._join(request.ref, request.join, token)
         elif kind == "leave":
@@ -137,7 +152,9 @@ class Session:
         self._running.add(task)
         task.add_done_callback(self._running.discard)
 
-    async def _move(self, ref: int, move: api.SubmitActionRequest, token: str | None) -> None:
+    async def _move(
+        self, ref: int, move: api.SubmitActionRequest, token: str | None, brief: bool
+    ) -> None:
         """One move, after the previous move of its game (so a game's answers keep its order)."""
         before = self._last_move.get(move.game_id)
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -145,12 +162,13 @@ class Session:
         try:
             if before is not None:
                 await before
+            answer = api.PlayResponse(ref=ref, game_id=move.game_id)
             try:
-                moved = await self._answer_move(move, token)
+                await self._answer_move(move, token, brief, answer.moved)
             except Exception as error:  # the boundary of one request: it answers, nothing else
                 await self._answer_error(ref, error, "move", move.game_id)
                 return
-            await self._out.put(api.PlayResponse(ref=ref, game_id=move.game_id, moved=moved))
+            await self._out.put(answer)
         finally:
             done.set_result(None)
             if self._last_move.get(move.game_id) is done:
@@ -171,9 +189,10 @@ class Session:
 
     async def _pump(self, ref: int, join: api.WatchGameRequest, token: str | None) -> None:
         try:
-            async with contextlib.aclosing(self._follow(join, token)) as messages:
-                async for message in messages:
-                    answer = api.PlayResponse(ref=ref, game_id=join.game_id, watch=message)
+            async with contextlib.aclosing(self._follow(join, token)) as items:
+                async for item in items:
+                    answer = api.PlayResponse(ref=ref, game_id=join.game_id)
+                    self._encode(item, answer.watch)
                     await self._out.put(answer)
         except asyncio.CancelledError:
             raise

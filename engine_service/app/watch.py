@@ -12,7 +12,7 @@ store and merged into one update, so a slow reader catches up instead of being c
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,7 +147,7 @@ async def watch(
     *,
     events_only: bool = False,
     idle_seconds: float = 15.0,
-) -> AsyncIterator[WatchItem]:
+) -> AsyncGenerator[WatchItem, None]:
     """Every version after ``from_version`` (0: the current view first), then each new one.
 
     Raises:

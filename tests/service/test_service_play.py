@@ -1,7 +1,8 @@
 """Play: moves and joined games on one stream, through a real gRPC server and redis-server.
 
 Four seats each on a session of their own play whole games of every type (each seat hears
-every version, in order, and the game's log agrees); a move's error answers that move and the
+every version, in order, and the game's log agrees); a move sent brief is answered with its
+version only, the seat's view coming as the update; a move's error answers that move and the
 session goes on (an illegal move with its rule, nothing stored changed); a move resent with
 its request id is applied once; bytes that are no request, an empty request, a join of an
 unknown game or with a bad token each answer only themselves; a leave stops a game's
@@ -53,7 +54,7 @@ async def play_seat(
     """One seat on its own session: join, move whenever it is to act, until the game ends.
 
     A move is made from the newest version the seat knows; one that another seat's move
-    overtook (ABORTED) is decided again from the next update.
+    overtook (ABORTED) is decided again from the next update. Odd seats move brief.
 
     Returns every version the seat was told, in order, and the final view.
     """
@@ -74,13 +75,15 @@ async def play_seat(
             last = update.view
             if update.version < known or seat not in update.view.to_act:
                 continue  # a version the seat's own answers already went past
+            action = first_legal(update.view)
             try:
-                moved = await session.move(
-                    game_id, seat, token, first_legal(update.view), update.version
-                )
+                if seat % 2:  # brief: the version only, the seat's view comes as the update
+                    known = await session.move_brief(game_id, seat, token, action, update.version)
+                else:
+                    moved = await session.move(game_id, seat, token, action, update.version)
+                    known = moved.version
             except Aborted:  # another seat moved first: the next update shows it
                 continue
-            known = moved.version
     return versions, last
 
 
@@ -105,6 +108,48 @@ def test_every_seat_on_its_own_session_plays_a_whole_game(
         assert last is not None and last.status == game_pb2.GAME_STATUS_FINISHED
     outcomes = {last.outcome.SerializeToString() for _, last in told if last is not None}
     assert outcomes == {final.outcome.SerializeToString()}
+
+
+def test_a_brief_move_is_answered_with_its_version_and_the_seat_sees_it_as_the_update(
+    engine_address: str, stub: Any
+) -> None:
+    created = create(stub, [HUMAN] * 2, seed=4, game_type="klaberjass")
+    tokens = tokens_of(created)
+    [seat] = created.view.to_act
+    start = view(stub, created.game_id, seat, tokens[seat])
+
+    async def brief_move() -> tuple[api.PlayResponse, api.PlayResponse]:
+        channel = grpc.aio.insecure_channel(engine_address)
+        call = engine_service_pb2_grpc.EngineServiceStub(channel).Play()
+        try:
+            join = api.WatchGameRequest(game_id=created.game_id, seat=seat, from_version=0)
+            await call.write(api.PlayRequest(ref=1, token=tokens[seat], join=join))
+            first = await call.read()
+            assert first.watch.update.version == start.version
+            move = api.SubmitActionRequest(
+                game_id=created.game_id,
+                seat=seat,
+                expected_version=start.version,
+                request_id="brief",
+                action=first_legal(start),
+            )
+            await call.write(api.PlayRequest(ref=2, token=tokens[seat], move=move, brief=True))
+            answers = {}
+            while len(answers) < 2:  # the move's answer and its update, in either order
+                answer = await call.read()
+                answers[answer.ref] = answer
+            return answers[2], answers[1]
+        finally:
+            call.cancel()
+            await channel.close()
+
+    moved, update = run(brief_move())
+    after = view(stub, created.game_id, seat, tokens[seat])
+    assert moved.WhichOneof("response") == "moved"
+    assert moved.moved.version == after.version > start.version
+    assert not moved.moved.HasField("view")
+    assert update.watch.update.version == after.version
+    assert update.watch.update.view == after
 
 
 def test_an_illegal_move_answers_only_itself_and_changes_nothing(

@@ -68,9 +68,20 @@ class PlaySession {
 
   // One action chosen from the view of version expectedVersion; resolves to the seat's view.
   async move(gameId, seat, token, action, expectedVersion, requestId = crypto.randomUUID()) {
+    return (await this.submitMove(gameId, seat, token, action, expectedVersion, requestId, false)).view;
+  }
+
+  // As move(), but resolves to the version the move reached (a decimal string, as uint64s
+  // load), without the view: for a seat that joined the game on this session, whose view of
+  // that version comes as the update, so the server builds and sends it once, not twice.
+  async moveBrief(gameId, seat, token, action, expectedVersion, requestId = crypto.randomUUID()) {
+    return (await this.submitMove(gameId, seat, token, action, expectedVersion, requestId, true)).version;
+  }
+
+  async submitMove(gameId, seat, token, action, expectedVersion, requestId, brief) {
     const move = { game_id: gameId, seat, expected_version: expectedVersion, request_id: requestId, action };
-    const answer = await this.send({ token: token ?? '', move }, true);
-    return answer.moved.view;
+    const answer = await this.send({ token: token ?? '', move, brief }, true);
+    return answer.moved;
   }
 
   // Follow a game: its WatchGame messages come from updates(). Joining again follows it anew.

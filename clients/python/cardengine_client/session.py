@@ -100,8 +100,33 @@ class PlaySession:
             EngineError: the move's own error (its typed subclass), or the stream's.
         """
         submit = submit_request(game_id, seat, action, expected_version, request_id)
-        answer = await self._ask(engine_service_pb2.PlayRequest(token=token, move=submit))
-        return answer.moved.view
+        return (await self._submit(token, submit, brief=False)).view
+
+    async def move_brief(
+        self,
+        game_id: str,
+        seat: int,
+        token: str,
+        action: game_pb2.Action,
+        expected_version: int,
+        request_id: str | None = None,
+    ) -> int:
+        """Submit one action as :meth:`move` does; the version it reached, without the view.
+
+        For a seat that joined the game on this session: its view of that version comes as
+        the update, so the server builds and sends it once instead of twice.
+
+        Raises:
+            EngineError: the move's own error (its typed subclass), or the stream's.
+        """
+        submit = submit_request(game_id, seat, action, expected_version, request_id)
+        return (await self._submit(token, submit, brief=True)).version
+
+    async def _submit(
+        self, token: str, submit: engine_service_pb2.SubmitActionRequest, brief: bool
+    ) -> engine_service_pb2.SubmitActionResponse:
+        request = engine_service_pb2.PlayRequest(token=token, move=submit, brief=brief)
+        return (await self._ask(request)).moved
 
     async def join(
         self,

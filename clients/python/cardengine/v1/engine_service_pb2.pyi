@@ -535,18 +535,26 @@ class SubmitActionResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     VIEW_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The version the action and the bots' replies reached (the view's version when the view
+    is set).
+    """
     @_builtins.property
     def view(self) -> _game_pb2.GameView:
-        """The acting seat's view after its action and the bots' replies."""
+        """The acting seat's view after its action and the bots' replies; unset in a Play
+        session's answer to a move sent with brief.
+        """
 
     def __init__(
         self,
         *,
         view: _game_pb2.GameView | None = ...,
+        version: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1418,12 +1426,18 @@ class PlayRequest(_message.Message):
     JOIN_FIELD_NUMBER: _builtins.int
     MOVE_FIELD_NUMBER: _builtins.int
     LEAVE_FIELD_NUMBER: _builtins.int
+    BRIEF_FIELD_NUMBER: _builtins.int
     ref: _builtins.int
     """The caller's number for this request (any value; a distinct one per request lets the
     caller match answers): its answer carries it back.
     """
     token: _builtins.str
     """The seat token for this request; empty: the "x-seat-token" metadata of the stream."""
+    brief: _builtins.bool
+    """For a move: answer with moved.version only, without the seat's view. For a caller that
+    joined the game as the moving seat on this session, where the same view comes as the
+    update of that version: the server then builds and sends it once, not twice.
+    """
     @_builtins.property
     def join(self) -> Global___WatchGameRequest:
         """Follow a game: its WatchGame messages come on the session with this ref. Joining a
@@ -1446,10 +1460,11 @@ class PlayRequest(_message.Message):
         join: Global___WatchGameRequest | None = ...,
         move: Global___SubmitActionRequest | None = ...,
         leave: Global___PlayLeave | None = ...,
+        brief: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["join", b"join", "leave", b"leave", "move", b"move", "request", b"request"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["join", b"join", "leave", b"leave", "move", b"move", "ref", b"ref", "request", b"request", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["brief", b"brief", "join", b"join", "leave", b"leave", "move", b"move", "ref", b"ref", "request", b"request", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_request: _TypeAlias = _typing.Literal["join", "move", "leave"]  # noqa: Y015
     _WhichOneofArgType_request: _TypeAlias = _typing.Literal["request", b"request"]  # noqa: Y015
