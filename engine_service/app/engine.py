@@ -373,14 +373,14 @@ class Engine:
         if kept is not None:
             try:
                 return await self._submit_on(
-                    kept, game_id, seat, token, request, action_game, action
+                    kept.stored, game_id, seat, token, request, action_game, action, kept.record
                 )
             except (EngineError, _LostRace):  # judged on a stale snapshot, perhaps: again
                 self.recent.forget(game_id)
         with span("redis.load"):
             stored = await self.store.load(game_id, f"{seat}:{request.request_id}")
         return await self._submit_on(
-            stored, game_id, seat, token, request, action_game, action, expected_version
+            stored, game_id, seat, token, request, action_game, action, None, expected_version
         )
 
     async def _submit_on(
@@ -392,16 +392,20 @@ class Engine:
         request: Request,
         action_game: str,
         action: Any,
+        record: GameRecord | None = None,
         expected_version: int | None = None,
     ) -> SeatView:
         """Check, apply and compare-and-set ``seat``'s action on ``stored``.
+
+        ``record`` is ``stored``'s record when the caller has it decoded already.
 
         When ``stored`` carries the request's remembered reply, that is the answer.
         ``expected_version``, when it differs from the stored one, is the client's older
         version: accepted if only changes ``seat`` may not see came since.
         """
         request_key = f"{seat}:{request.request_id}"
-        record = decode_record(stored.snapshot)
+        if record is None:
+            record = decode_record(stored.snapshot)
         spec = self.registry[record.game_type]
         self._check_seat(spec, seat, "seat")
         authorize(record, seat, token)
@@ -532,7 +536,7 @@ class Engine:
                 )
         except VersionConflict as conflict:
             raise _LostRace(conflict) from conflict
-        self.recent.wrote(game_id, settled.version, settled.snapshot)
+        self.recent.wrote(game_id, settled.version, settled.snapshot, settled.record)
 
     async def _retrying(self, attempt: Callable[[], Awaitable[T]]) -> T:
         """Run a write again when it lost a compare-and-set race, at most WRITE_ATTEMPTS times."""

@@ -13,31 +13,41 @@ never a stale write or answer.
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Final
 
+from engine_service.core.record import GameRecord
 from engine_service.store.protocol import StoredGame
 
 DEFAULT_CAPACITY: Final = 10_000
 """Games kept, least recently written first out: about 10 MB of snapshots."""
 
 
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """A written snapshot and the record it encodes (``decode_record(stored.snapshot)``)."""
+
+    stored: StoredGame
+    record: GameRecord
+
+
 class RecentSnapshots:
-    """At most ``capacity`` games' last written snapshot and version."""
+    """At most ``capacity`` games' last written snapshot, version and record."""
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
         self._capacity = capacity
-        self._games: OrderedDict[str, StoredGame] = OrderedDict()
+        self._games: OrderedDict[str, Kept] = OrderedDict()
 
-    def at(self, game_id: str, version: int) -> StoredGame | None:
-        """The kept snapshot of ``game_id`` if it is of ``version``."""
+    def at(self, game_id: str, version: int) -> Kept | None:
+        """What is kept of ``game_id`` if it is of ``version``."""
         kept = self._games.get(game_id)
-        return kept if kept is not None and kept.version == version else None
+        return kept if kept is not None and kept.stored.version == version else None
 
-    def wrote(self, game_id: str, version: int, snapshot: bytes) -> None:
-        """Keep what this process just wrote."""
+    def wrote(self, game_id: str, version: int, snapshot: bytes, record: GameRecord) -> None:
+        """Keep what this process just wrote: ``snapshot`` and the record it encodes."""
         if self._capacity <= 0:
             return
-        self._games[game_id] = StoredGame(snapshot=snapshot, version=version)
+        self._games[game_id] = Kept(StoredGame(snapshot=snapshot, version=version), record)
         self._games.move_to_end(game_id)
         if len(self._games) > self._capacity:
             self._games.popitem(last=False)

@@ -10,13 +10,14 @@ newer position when only other seats' secrets came between.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import pytest
 from cardengine.v1 import engine_service_pb2_grpc
 
-from engine_service.app.recent import RecentSnapshots
+from engine_service.app.recent import Kept, RecentSnapshots
+from engine_service.core.record import GameRecord
 from engine_service.store.protocol import StoredGame
 from tests.service.rpc_helpers import (
     HUMAN,
@@ -40,15 +41,18 @@ def other(second_server: str) -> Iterator[Any]:
 
 def test_a_kept_snapshot_serves_only_its_version_and_the_newest_writes() -> None:
     recent = RecentSnapshots(capacity=2)
-    recent.wrote("a", 3, b"three")
-    assert recent.at("a", 3) == StoredGame(b"three", 3)
+    records = {name: cast(GameRecord, object()) for name in "abc"}  # kept as given, by identity
+    recent.wrote("a", 3, b"three", records["a"])
+    kept = recent.at("a", 3)
+    assert kept is not None
+    assert kept.stored == StoredGame(b"three", 3) and kept.record is records["a"]
     assert recent.at("a", 2) is None
-    recent.wrote("b", 1, b"b")
-    recent.wrote("c", 1, b"c")
+    recent.wrote("b", 1, b"b", records["b"])
+    recent.wrote("c", 1, b"c", records["c"])
     assert recent.at("a", 3) is None  # the least recently written went first
     recent.forget("b")
     assert recent.at("b", 1) is None
-    assert recent.at("c", 1) == StoredGame(b"c", 1)
+    assert recent.at("c", 1) == Kept(StoredGame(b"c", 1), records["c"])
 
 
 def pass_first(stub: Any, game_id: str, seat: int, token: str, version: int) -> Any:
