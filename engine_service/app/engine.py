@@ -38,6 +38,7 @@ from engine_service.app.play import (
 from engine_service.app.recent import RecentSnapshots
 from engine_service.app.seats import authorize, new_token
 from engine_service.app.settle import Settled, due_slice, new_versions, settle
+from engine_service.app.shared_steps import SharedSteps
 from engine_service.app.spans import span
 from engine_service.codec.record import (
     decode_log_entry,
@@ -187,6 +188,7 @@ class Engine:
         self._clock = clock
         self._work_clock = work_clock
         self.recent = RecentSnapshots()
+        self.shared_steps = SharedSteps()
 
     @property
     def game_types(self) -> tuple[GameSpec[Any, Any, Any, Any], ...]:

@@ -3,9 +3,10 @@
 A watcher first catches up from the store (the event stream keeps recent versions), then
 follows new versions through the process's :class:`~engine_service.store.protocol.EventFeed`,
 whichever process wrote them. It keeps the game's state at the last version it sent and
-applies each logged action to it, so every update carries the viewer's view at exactly that
-version; versions it already sent are dropped and a gap is filled from the store, so a stream
-never skips or repeats a version. A watcher too far behind for the feed to keep what it has
+applies each logged action to it (once per process for all its watchers of the game:
+:mod:`~.shared_steps`), so every update carries the viewer's view at exactly that version;
+versions it already sent are dropped and a gap is filled from the store, so a stream never
+skips or repeats a version. A watcher too far behind for the feed to keep what it has
 not taken (see :mod:`~engine_service.store.redis_feed`) gets what it missed read back from the
 store and merged into one update, so a slow reader catches up instead of being cut off.
 """
@@ -18,7 +19,13 @@ from typing import Any
 
 from engine_service.app.engine import Engine
 from engine_service.app.play import SeatView, seat_view, step
-from engine_service.codec.record import decode_log_entry, decode_record, visible_events
+from engine_service.app.shared_steps import SharedSteps
+from engine_service.codec.record import (
+    LoggedAction,
+    decode_log_entry,
+    decode_record,
+    visible_events,
+)
 from engine_service.core.errors import MalformedRequest, VersionExpired
 from engine_service.core.protocol import GameSpec, Outcome, Rules
 from engine_service.core.record import GameRecord
@@ -79,6 +86,7 @@ class _Position:
     rules: Rules[Any, Any, Any]
     record: GameRecord
     version: int
+    steps: SharedSteps
 
     def advance(
         self, versions: Sequence[StoredVersion], check: Callable[[GameRecord], None]
@@ -90,11 +98,9 @@ class _Position:
         """
         events: list[Any] = []
         for stored in versions:
-            logged = decode_log_entry(self.record.game_type, stored.entry)
-            at_ms = logged.applied_at_ms
-            self.record = step(
-                self.spec, self.rules, self.record, logged.seat, logged.action, at_ms
-            )[0]
+            logged, self.record = self.steps.apply(
+                self.game_id, stored.version, self.record, stored.entry, self._apply
+            )
             check(self.record)
             events += visible_events(stored.events, self.viewer)
         self.version = versions[-1].version
@@ -106,6 +112,14 @@ class _Position:
             view=None if self.events_only else self.view(),
             first_version=versions[0].version if len(versions) > 1 else 0,
         )
+
+    def _apply(self, record: GameRecord, entry: bytes) -> tuple[LoggedAction, GameRecord]:
+        """A stored log entry decoded and applied to ``record``."""
+        logged = decode_log_entry(record.game_type, entry)
+        after = step(
+            self.spec, self.rules, record, logged.seat, logged.action, logged.applied_at_ms
+        )[0]
+        return logged, after
 
     def view(self) -> SeatView:
         """The viewer's view of the last version sent."""
@@ -173,7 +187,9 @@ async def watch(
         if start < stored.version:
             record = await engine.state_at(game_id, start)
         spec = engine.registry[record.game_type]
-        position = _Position(game_id, seat, events_only, spec, rules, record, start)
+        position = _Position(
+            game_id, seat, events_only, spec, rules, record, start, engine.shared_steps
+        )
         if from_version == 0:
             view = None if events_only else position.view()
             yield Update(position.version, None, 0, (), view)
