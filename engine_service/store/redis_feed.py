@@ -83,7 +83,8 @@ class Subscription:
         if not self._pending and self._error is None:
             self._ready.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._ready.wait(), timeout)
+                async with asyncio.timeout(timeout):  # not wait_for: no task per wait
+                    await self._ready.wait()
         if self._error is not None:
             raise self._error
         return self._pending.popleft() if self._pending else None
