@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import sys
 from collections.abc import Callable, Sequence
@@ -295,12 +296,31 @@ async def _serve_until_signalled(settings: Settings) -> None:
     await serve_until(settings, asyncio.Event(), signals=True)
 
 
+GC_THRESHOLDS: Final = (20_000, 20, 20)
+"""The cyclic collector's thresholds in a serving process (CPython's are 700, 10, 10)."""
+
+
+def tune_collector() -> None:
+    """Collect cyclic garbage less often, and never look again at what start-up made.
+
+    A move allocates hundreds of short-lived containers (messages, coroutines, futures) that
+    reference counting frees; at CPython's default threshold the collector still ran every
+    few moves and took about 4 % of a serving process's CPU. The modules, the registry and the
+    settings made at start-up live as long as the process, so ``gc.freeze`` moves them out of
+    every later collection's way.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 def serve(settings: Settings) -> None:
     """Serve, with the metrics exporter when the settings ask for one, until SIGTERM/SIGINT.
 
     A Redis that would lose games (:mod:`~engine_service.store.preflight`) ends the process
     with the reason, exit status 1.
     """
+    tune_collector()
     with metrics_exporter(settings):
         try:
             asyncio.run(_serve_until_signalled(settings))
