@@ -1,9 +1,10 @@
 """The floor server: what a SubmitAction, and a watcher's delivery, cannot go below here.
 
 It is the same kind of server as the engine's (``new_grpc_server``: a ``grpc.aio`` server on
-one asyncio loop, over ``redis.asyncio`` with a connection pool of the same size), serving the
-same ``SubmitAction`` method, but its handler does one Redis GET of the game's value and one
-Lua compare-and-set of a value of the same size, and nothing else. The script also XADDs the
+one asyncio loop, over ``redis.asyncio`` with a connection pool of the same size, the garbage
+collector tuned alike), serving the same ``SubmitAction`` method, but its handler does one
+Redis GET of the game's value and one Lua compare-and-set of a value of the same size, and
+nothing else. The script also XADDs the
 new value to the game's stream, as the engine's ``save.lua`` adds each version to the game's
 event stream in the same round trip. It answers with an empty reply.
 
@@ -37,7 +38,7 @@ import redis
 import redis.asyncio as aioredis
 from cardengine.v1 import engine_service_pb2, engine_service_pb2_grpc
 
-from engine_service.api.server import REDIS_CONNECTIONS, new_grpc_server
+from engine_service.api.server import REDIS_CONNECTIONS, new_grpc_server, tune_collector
 
 VERSION_BYTES: Final = 8
 CAS_SCRIPT: Final = """
@@ -258,6 +259,7 @@ def main() -> None:
     parser.add_argument("--address", required=True)
     parser.add_argument("--redis-url", required=True)
     args = parser.parse_args()
+    tune_collector()  # as the engine's serving process does
     asyncio.run(serve(args.address, args.redis_url))
 
 
