@@ -22,7 +22,8 @@ of send to delivered-to-all-four, and the server process's CPU per move (``/proc
 engine with Redis's own beside it. The sides take turns, two rounds each, forward then
 backward. The engine is measured twice, each transport a class of :data:`ENGINE_DRIVERS` with
 a column of its own: SubmitAction with a WatchGame stream per seat, and a Play session per
-seat carrying both its moves and its game's updates.
+seat carrying both its moves (brief: answered with the version they reached, the seat's view
+coming as its update) and its game's updates.
 """
 
 from __future__ import annotations
@@ -610,7 +611,10 @@ PER_MOVE = (
     "rules (GameTwist's Special Hearts: passing, hearts broken, the first-trick ban), writes "
     "the new snapshot, log entry and event with one compare-and-set, which Redis appends to "
     "its append-only file (fsync once a second), and answers; each seat's WatchGame stream "
-    "then sends that seat its own view. **boardgame.io**: the server (socket.io) reads the "
+    "then sends that seat its own view. On Play the same, each seat's moves and its "
+    "updates on one session; moves go brief, so the mover's answer carries the version "
+    "only and its view comes once, as its update. **boardgame.io**: the server (socket.io) "
+    "reads the "
     "match's metadata and checks the player's credentials, reads the state, drops a move "
     "whose state id is stale (so a resent move is not applied twice) or that is not the "
     "player's turn, runs our hearts.js move in its reducer (it holds the card, follows "
