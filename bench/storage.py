@@ -50,7 +50,8 @@ async def play(engine: Engine, game: str, seed: int, stop_after: int) -> AsyncIt
         # A fingerprint of the same size as the api's (SHA-256), so the stored replies weigh
         # what they weigh in service.
         request = Request(str(done), bytes(32))
-        view = await engine.submit(game_id, seat, token, view.version, request, game, action)
+        reached = await engine.submit(game_id, seat, token, view.version, request, game, action)
+        view = reached.seat_view(seat)
         done += 1
         yield game_id
 

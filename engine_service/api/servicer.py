@@ -266,12 +266,12 @@ class EngineServicer(engine_service_pb2_grpc.EngineServiceServicer):
         asked = request_ids.request_of(request, "expected_version")
         expected = messages.version_of(request.expected_version)
         game, action = messages.action_of(request.action)
-        seat_view = await self._engine.submit(
+        reached = await self._engine.submit(
             game_id, request.seat, token, expected, asked, game, action
         )
-        reply.version = seat_view.version
+        reply.version = reached.version
         if not brief:
-            messages.encode_view(seat_view, language, reply.view)
+            messages.encode_view(reached.seat_view(request.seat), language, reply.view)
 
     @rpc
     async def GetActionLog(

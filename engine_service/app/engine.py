@@ -28,6 +28,7 @@ from engine_service.app.play import (
     SLICE_BUDGET,
     BotBudget,
     Move,
+    Reached,
     SeatView,
     check_offered,
     listing_of,
@@ -330,12 +331,14 @@ class Engine:
         request: Request,
         action_game: str,
         action: Any,
-    ) -> SeatView:
+    ) -> Reached:
         """Apply ``seat``'s action, then the bots' replies, with one compare-and-set.
 
-        A request id the seat used before gets the first reply (the view at the version that
-        request reached) and changes nothing, also when the copies race: a copy that loses
-        the compare-and-set to its twin answers with the twin's reply, not ABORTED.
+        Returns the game as the write left it, from which the caller builds the seat's view
+        (or not: a brief answer needs the version only). A request id the seat used before
+        gets the first reply (the game at the version that request reached) and changes
+        nothing, also when the copies race: a copy that loses the compare-and-set to its twin
+        answers with the twin's reply, not ABORTED.
 
         A stale ``expected_version`` is accepted when only other seats' secret moves came in
         since (:meth:`_check_unseen_changes`). When the write loses a race, the move is judged
@@ -365,7 +368,7 @@ class Engine:
         request: Request,
         action_game: str,
         action: Any,
-    ) -> SeatView:
+    ) -> Reached:
         """One try of :meth:`submit`, on the snapshot this process last wrote or a fresh load.
 
         The kept snapshot (:mod:`~.recent`) serves only a move made on its very version, and
@@ -396,7 +399,7 @@ class Engine:
         action: Any,
         record: GameRecord | None = None,
         expected_version: int | None = None,
-    ) -> SeatView:
+    ) -> Reached:
         """Check, apply and compare-and-set ``seat``'s action on ``stored``.
 
         ``record`` is ``stored``'s record when the caller has it decoded already.
@@ -412,7 +415,7 @@ class Engine:
         self._check_seat(spec, seat, "seat")
         authorize(record, seat, token)
         if stored.replay is not None:
-            return await self._replayed_view(game_id, stored, request, seat)
+            return await self._first_answer(game_id, stored, request)
         if action_game != record.game_type:
             raise MalformedRequest("action", f"this game is {record.game_type}, not {action_game}")
         check_can_act(record, seat)
@@ -429,8 +432,8 @@ class Engine:
                 game_id, stored.version, spec, rules, record, [move], now, (request_key, request)
             )
         except RequestReplayed as replayed:
-            return await self._replayed_view(game_id, replayed.found, request, seat)
-        return seat_view(rules, game_id, record, version, seat)
+            return await self._first_answer(game_id, replayed.found, request)
+        return Reached(rules, game_id, record, version)
 
     async def change_table(
         self,
@@ -664,9 +667,7 @@ class Engine:
             record = step(spec, rules, record, logged.seat, logged.action, logged.applied_at_ms)[0]
         return record
 
-    async def _replayed_view(
-        self, game_id: str, stored: StoredGame, request: Request, seat: int
-    ) -> SeatView:
+    async def _first_answer(self, game_id: str, stored: StoredGame, request: Request) -> Reached:
         """The answer a repeated request got the first time (AIP-155 idempotency).
 
         Only the version a request reached is remembered (with the request's fingerprint,
@@ -680,4 +681,4 @@ class Engine:
             record = decode_record(stored.snapshot)
         else:
             record = await self.state_at(game_id, version)
-        return seat_view(self.rules_of(record), game_id, record, version, seat)
+        return Reached(self.rules_of(record), game_id, record, version)

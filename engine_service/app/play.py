@@ -223,6 +223,23 @@ def listing_of(rules: Rules[Any, Any, Any], record: GameRecord, now_ms: int) -> 
     return Listing(record.created_at_ms, state, due_ms(rules, record, now_ms), now_ms)
 
 
+@dataclass(frozen=True, slots=True)
+class Reached:
+    """A game as a write left it; a seat's view of it is built only when asked for.
+
+    A Play move sent brief is answered with the version alone, so it builds no view.
+    """
+
+    rules: Rules[Any, Any, Any]
+    game_id: str
+    record: GameRecord
+    version: int
+
+    def seat_view(self, seat: int | None) -> SeatView:
+        """``seat``'s view of the game at :attr:`version` (``None``: a spectator's)."""
+        return seat_view(self.rules, self.game_id, self.record, self.version, seat)
+
+
 def seat_view(
     rules: Rules[Any, Any, Any], game_id: str, record: GameRecord, version: int, seat: int | None
 ) -> SeatView:

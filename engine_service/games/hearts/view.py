@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from engine_service.core.cards import Card, cards_in
 from engine_service.games.hearts.config import HeartsConfig
@@ -15,9 +16,14 @@ from engine_service.games.hearts.state import (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, init=False, unsafe_hash=True)
 class HeartsView:
     """One seat's knowledge of the game (``seat is None``: a spectator's).
+
+    Immutable, with a written constructor that mypyc compiles, as :class:`HeartsState`: a
+    view is built for every seat that is told of every move, and a frozen dataclass's
+    generated constructor (``object.__setattr__`` per field, interpreted) was the largest
+    part of building one.
 
     ``hand``, ``passed`` and ``received`` are the viewer's own; everything else is public.
     ``passed`` may name cards now in another hand: the viewer put them there itself.
@@ -27,27 +33,73 @@ class HeartsView:
     can still be seen once the new cards are dealt; its cards are of that earlier deal.
     """
 
-    seat: int | None
-    phase: Phase
-    to_act: tuple[int, ...]
-    hand_number: int
-    pass_direction: PassDirection
-    hand: tuple[Card, ...]
-    passed: tuple[Card, ...]
-    received: tuple[Card, ...]
-    pass_submitted: tuple[bool, ...]
-    trick: Trick | None
-    last_trick: Trick | None
-    completed_tricks: tuple[Trick, ...]
-    previous_hand: FinishedHand | None
-    tricks_played: int
-    hearts_broken: bool
-    tricks_won: tuple[int, ...]
-    points_taken: tuple[int, ...]
-    hand_scores: tuple[tuple[int, ...], ...]
-    totals: tuple[int, ...]
-    target: int
-    winners: tuple[int, ...]
+    seat: Final[int | None]
+    phase: Final[Phase]
+    to_act: Final[tuple[int, ...]]
+    hand_number: Final[int]
+    pass_direction: Final[PassDirection]
+    hand: Final[tuple[Card, ...]]
+    passed: Final[tuple[Card, ...]]
+    received: Final[tuple[Card, ...]]
+    pass_submitted: Final[tuple[bool, ...]]
+    trick: Final[Trick | None]
+    last_trick: Final[Trick | None]
+    completed_tricks: Final[tuple[Trick, ...]]
+    previous_hand: Final[FinishedHand | None]
+    tricks_played: Final[int]
+    hearts_broken: Final[bool]
+    tricks_won: Final[tuple[int, ...]]
+    points_taken: Final[tuple[int, ...]]
+    hand_scores: Final[tuple[tuple[int, ...], ...]]
+    totals: Final[tuple[int, ...]]
+    target: Final[int]
+    winners: Final[tuple[int, ...]]
+
+    def __init__(
+        self,
+        seat: int | None,
+        phase: Phase,
+        to_act: tuple[int, ...],
+        hand_number: int,
+        pass_direction: PassDirection,
+        hand: tuple[Card, ...],
+        passed: tuple[Card, ...],
+        received: tuple[Card, ...],
+        pass_submitted: tuple[bool, ...],
+        trick: Trick | None,
+        last_trick: Trick | None,
+        completed_tricks: tuple[Trick, ...],
+        previous_hand: FinishedHand | None,
+        tricks_played: int,
+        hearts_broken: bool,
+        tricks_won: tuple[int, ...],
+        points_taken: tuple[int, ...],
+        hand_scores: tuple[tuple[int, ...], ...],
+        totals: tuple[int, ...],
+        target: int,
+        winners: tuple[int, ...],
+    ) -> None:
+        self.seat = seat
+        self.phase = phase
+        self.to_act = to_act
+        self.hand_number = hand_number
+        self.pass_direction = pass_direction
+        self.hand = hand
+        self.passed = passed
+        self.received = received
+        self.pass_submitted = pass_submitted
+        self.trick = trick
+        self.last_trick = last_trick
+        self.completed_tricks = completed_tricks
+        self.previous_hand = previous_hand
+        self.tricks_played = tricks_played
+        self.hearts_broken = hearts_broken
+        self.tricks_won = tricks_won
+        self.points_taken = points_taken
+        self.hand_scores = hand_scores
+        self.totals = totals
+        self.target = target
+        self.winners = winners
 
 
 def build_view(
