@@ -281,6 +281,11 @@ class WebGateway:
         tls: tuple[str, str, str] | None = None,
     ) -> None:
         self._socket = socket.create_server((host, port))
+        # asyncio turns Nagle's algorithm off only for sockets whose protocol number says TCP;
+        # those accepted here say 0, so they would hold each small frame of a stream until
+        # the one before is acknowledged (40 ms with delayed ACKs). Linux hands the
+        # listener's TCP_NODELAY down to every socket it accepts.
+        self._socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.port = int(self._socket.getsockname()[1])
         secure: dict[str, Any] = {}
         if tls is not None:

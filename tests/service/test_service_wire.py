@@ -8,8 +8,11 @@ serves the internal snapshot schema.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
+import socket
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -381,6 +384,24 @@ def test_the_gateway_refuses_ambiguous_framing_websockets_and_unknown_types(
     assert raw_http(web_port, upgrade)[0] == 403
     records = gateway_records(caplog)
     assert len(records) == 3 and not any(r.exc_info for r in records), records
+
+
+def test_the_web_port_sends_small_writes_at_once(web_port: int) -> None:
+    """The sockets the web port accepts have Nagle's algorithm off (a stream's small frames
+    would otherwise wait for the previous one's acknowledgement). The server runs in this
+    process, so its end of a connection is found among this process's descriptors."""
+    with socket.create_connection(("127.0.0.1", web_port)) as client:
+        client.sendall(b"GET / HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
+        assert client.recv(4096).startswith(b"HTTP/1.1 ")  # accepted, and kept open
+        server_end = []
+        for name in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):  # a descriptor closed since it was listed
+                if not os.readlink(f"/proc/self/fd/{name}").startswith("socket:"):
+                    continue
+                with socket.socket(fileno=os.dup(int(name))) as found:
+                    if found.getpeername() == client.getsockname():
+                        server_end.append(found.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+    assert server_end == [1]
 
 
 def test_a_client_that_leaves_mid_body_leaves_nothing_in_the_log(
