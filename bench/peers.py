@@ -20,10 +20,11 @@ outstanding: the move counts as delivered once all four seats have received the 
 made, and then the game's next move is sent. Per side and ``G``: moves per second, p50 and p99
 of send to delivered-to-all-four, and the server process's CPU per move (``/proc``), for the
 engine with Redis's own beside it. The sides take turns, two rounds each, forward then
-backward. The engine is measured twice, each transport a class of :data:`ENGINE_DRIVERS` with
-a column of its own: SubmitAction with a WatchGame stream per seat, and a Play session per
-seat carrying both its moves (brief: answered with the version they reached, the seat's view
-coming as its update) and its game's updates.
+backward. The engine is measured three times, each transport a class of
+:data:`ENGINE_DRIVERS` with a column of its own: SubmitAction with a WatchGame stream per seat;
+a Play session per seat carrying both its moves (brief: answered with the version they
+reached, the seat's view coming as its update) and its game's updates; and the same session
+on a WebSocket of the engine's web port.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from typing import IO, Any, Protocol
 
 import grpc
 import redis
+import websockets
 from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import engine_service_pb2_grpc, game_pb2
 
@@ -204,7 +206,7 @@ class EngineDriver(Protocol):
     closes them; :func:`play_slots` does the rest. A game is whatever the driver keeps for it.
     """
 
-    def __init__(self, address: str) -> None: ...
+    def __init__(self, address: str, web_port: int) -> None: ...
 
     async def start(self, games: int) -> None:
         """Connect, for ``games`` games at once."""
@@ -229,8 +231,9 @@ class WatchGameDriver:
     views), SubmitAction for the seat to act (an :class:`EngineDriver`).
     """
 
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, web_port: int) -> None:
         self.address = address
+        self.web_port = web_port
         self.channels: list[grpc.aio.Channel] = []
         self.stubs: list[Any] = []
 
@@ -344,12 +347,50 @@ class PlayDriver(WatchGameDriver):
         await game.calls[seat].write(request)
 
 
+class SocketPlayDriver(PlayDriver):
+    """Play sessions as :class:`PlayDriver` has them, each on a WebSocket of the web port (one
+    connection per seat, its seat token in the handshake's headers). CreateGame is a gRPC call.
+    """
+
+    async def _follow_seat(self, slot: int, game: EngineGame, seat: int) -> None:
+        url = f"ws://127.0.0.1:{self.web_port}/cardengine.v1.EngineService/Play"
+        socket = await websockets.connect(
+            url, additional_headers=game.metadata[seat], compression=None, max_size=None
+        )
+        game.calls.append(socket)
+        game.tasks.append(asyncio.create_task(self._frames(game, seat, socket)))
+        join = api.WatchGameRequest(game_id=game.game_id, seat=seat, from_version=0)
+        await socket.send(api.PlayRequest(ref=1, join=join).SerializeToString())
+
+    @staticmethod
+    async def _frames(game: EngineGame, seat: int, socket: Any) -> None:
+        with contextlib.suppress(asyncio.CancelledError, websockets.ConnectionClosed):
+            async for frame in socket:
+                answer = api.PlayResponse.FromString(frame)
+                kind = answer.WhichOneof("response")
+                if kind == "error":
+                    raise RuntimeError(f"Play answered {answer.ref} with {answer.error.message}")
+                if kind == "watch":
+                    told(game, seat, answer.watch)
+
+    async def _send(
+        self, slot: int, game: EngineGame, seat: int, move: api.SubmitActionRequest
+    ) -> None:
+        request = api.PlayRequest(ref=move.expected_version + 1, move=move, brief=True)
+        await game.calls[seat].send(request.SerializeToString())
+
+    async def close(self, game: EngineGame) -> None:
+        await asyncio.gather(*(socket.close() for socket in game.calls))
+        await asyncio.gather(*game.tasks, return_exceptions=True)
+
+
 ENGINE_DRIVERS: dict[str, type[EngineDriver]] = {
     "engine": WatchGameDriver,
     "engine Play": PlayDriver,
+    "engine Play WS": SocketPlayDriver,
 }
 """The engine's columns, each a transport driven by the same loop: the unary calls with a
-watch per seat, and a Play session per seat."""
+watch per seat, a Play session per seat on gRPC, and one on a WebSocket."""
 
 
 async def play_slots(driver: EngineDriver, games: int, seconds: float, probe: Any) -> SideResult:
@@ -402,11 +443,17 @@ async def play_slots(driver: EngineDriver, games: int, seconds: float, probe: An
     return result
 
 
-def engine_run(name: str, address: str, redis_pid: int, games: int, seconds: float) -> SideResult:
+def engine_run(
+    name: str, engine: tuple[str, int], redis_pid: int, games: int, seconds: float
+) -> SideResult:
+    """``name``'s driver on the engine at ``engine`` (its gRPC address and web port)."""
+    address, web_port = engine
+
     def probe() -> tuple[float, float]:
         return cpu_seconds(address), process_cpu_seconds(redis_pid)
 
-    return asyncio.run(play_slots(ENGINE_DRIVERS[name](address), games, seconds, probe))
+    driver = ENGINE_DRIVERS[name](address, web_port)
+    return asyncio.run(play_slots(driver, games, seconds, probe))
 
 
 # --- the peers --------------------------------------------------------------------------------
@@ -557,7 +604,8 @@ def peers(levels: Sequence[int], seconds: float) -> dict[str, Any]:
         store = redis.Redis.from_url(url)
         stack.callback(store.close)
         redis_pid = int(store.info("server")["process_id"])
-        engine = stack.enter_context(engine_servers(url))
+        web_port = free_port()
+        engine = (stack.enter_context(engine_servers(url, 1, f"--web-port={web_port}")), web_port)
         servers = {kind: stack.enter_context(peer_server(kind)) for kind in PEERS}
         load_before = os.getloadavg()
         for games in levels:
@@ -613,7 +661,9 @@ PER_MOVE = (
     "its append-only file (fsync once a second), and answers; each seat's WatchGame stream "
     "then sends that seat its own view. On Play the same, each seat's moves and its "
     "updates on one session; moves go brief, so the mover's answer carries the version "
-    "only and its view comes once, as its update. **boardgame.io**: the server (socket.io) "
+    "only and its view comes once, as its update. On Play WS the same session on a "
+    "WebSocket of the web port, a binary frame per message. **boardgame.io**: the server "
+    "(socket.io) "
     "reads the "
     "match's metadata and checks the player's credentials, reads the state, drops a move "
     "whose state id is stale (so a resent move is not applied twice) or that is not the "

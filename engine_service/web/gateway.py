@@ -5,14 +5,15 @@ Connect project's own runtime (``connect-python``; the endpoints and the context
 sees are :mod:`engine_service.web.connect`): the Connect protocol with JSON or binary bodies
 (so ``curl`` can drive a game), server streams as Connect streams, and gRPC-Web for
 browsers. Each call goes to the *same* handler functions the gRPC port runs (the servicer
-behind the access door), on the gRPC server's event loop. Everything else on the port is the
-page's files.
+behind the access door), on the gRPC server's event loop. Play, whose requests are a stream,
+is a WebSocket at the same path (:mod:`engine_service.web.socket`). Everything else on the
+port is the page's files.
 
-Before a call reaches the runtime, what it cannot take is answered here: a WebSocket upgrade
-is refused (403), a request with both ``Content-Length`` and ``Transfer-Encoding`` gets HTTP
-400 and a closed connection (which of the two frames the body is ambiguous: request
-smuggling), and each call is read and checked by :mod:`engine_service.web.intake`, each
-refusal with one log line.
+Before a call reaches the runtime, what it cannot take is answered here: any other WebSocket
+upgrade, or one from a page of another origin, is refused (403), a request with both
+``Content-Length`` and ``Transfer-Encoding`` gets HTTP 400 and a closed connection (which of
+the two frames the body is ambiguous: request smuggling), and each call is read and checked
+by :mod:`engine_service.web.intake`, each refusal with one log line.
 
 Browsers may call the port from other pages only for the origins configured
 (``--web-origin``, :func:`cors_headers`): none by default, so only the port's own page can.
@@ -32,10 +33,12 @@ from pathlib import Path
 from typing import Any, Final
 
 import uvicorn
-from google.protobuf import descriptor
+from google.protobuf import descriptor, message_factory
 
+from engine_service.api.wire import DEFAULT_MAX_REQUEST_BYTES, deserializer
 from engine_service.web import intake
 from engine_service.web.connect import Behaviour, Call, ServiceApp, calling, endpoints
+from engine_service.web.socket import play_over_socket
 
 log = logging.getLogger(__name__)
 
@@ -68,11 +71,37 @@ class WebApp:
         self._origins = frozenset(origin.encode() for origin in origins)
         self._stall_seconds = stall_seconds
         self._max_body = None if max_request_bytes is None else body_limit(max_request_bytes)
+        self.max_message_bytes = max_request_bytes or DEFAULT_MAX_REQUEST_BYTES
+        """The longest WebSocket frame taken (a longer one closes the socket with 1009)."""
+        play = service.methods_by_name["Play"]
+        self._play = behaviours[play.name]
+        self._play_path = f"{self._prefix}{play.name}"
+        self._play_request = deserializer(
+            message_factory.GetMessageClass(play.input_type), self.max_message_bytes
+        )
+
+    def _allowed_socket(self, scope: Scope) -> bool:
+        """Whether a WebSocket handshake may open Play.
+
+        A browser's only from this port's own page or a configured origin (a page elsewhere
+        could otherwise drive a session with what its user types in); any other client's
+        (it sends no ``Origin``) always.
+        """
+        headers: dict[bytes, bytes] = dict(scope["headers"])
+        origin = headers.get(b"origin")
+        if origin is None or origin in self._origins:
+            return True
+        return origin.partition(b"://")[2] == headers.get(b"host", b"")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Refuse what the runtime cannot take (see the module docstring), route the rest."""
         if scope["type"] == "websocket":
-            log.info("web request refused", extra={"reason": "WEBSOCKET"})
+            if scope["path"] == self._play_path and self._allowed_socket(scope):
+                await play_over_socket(
+                    self._play, self._play_request, scope, receive, send, self._stall_seconds
+                )
+                return
+            log.info("web request refused", extra={"rpc": scope["path"], "reason": "WEBSOCKET"})
             await send({"type": "websocket.close", "code": 1008})  # the handshake gets 403
             return
         if scope["type"] != "http":
@@ -299,6 +328,9 @@ class WebGateway:
             log_level="warning",
             access_log=False,
             lifespan="off",
+            ws="websockets-sansio",
+            ws_max_size=app.max_message_bytes,
+            ws_per_message_deflate=False,  # messages of a few hundred bytes: CPU for nothing
             timeout_graceful_shutdown=max(1, round(grace_seconds)),
             **secure,
         )

@@ -6,8 +6,8 @@ version only, the seat's view coming as the update; a move's error answers that 
 session goes on (an illegal move with its rule, nothing stored changed); a move resent with
 its request id is applied once; bytes that are no request, an empty request, a join of an
 unknown game or with a bad token each answer only themselves; a leave stops a game's
-updates; with a service key every request takes a call from the key's bucket; the web port
-does not serve Play.
+updates; with a service key every request takes a call from the key's bucket; the web port's
+Connect protocol does not serve Play (its WebSocket does: ``test_web_socket_play``).
 """
 
 from __future__ import annotations
@@ -319,8 +319,8 @@ def test_each_request_of_a_session_takes_a_call_from_the_key(
     assert sorted(answer.ref for answer in answers if answer.HasField("left")) == [1, 2]
 
 
-def test_the_web_port_does_not_serve_play(redis_url: str) -> None:
-    """Browsers cannot stream requests: Play is not among the web port's procedures."""
+def test_the_web_ports_connect_protocol_does_not_serve_play(redis_url: str) -> None:
+    """Connect over HTTP/1.1 cannot stream requests: Play is not among its procedures."""
     port = free_port()
     with local_service(redis_url, web_port=port):
         request = urllib.request.Request(
