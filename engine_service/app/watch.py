@@ -198,10 +198,16 @@ async def watch(
             # open, so one that hears nothing within a bound knows to open it again.
             yield Idle(position.version)
 
+        passed: object = None  # the seats the token last passed against
+
         def check(record: GameRecord) -> None:
             # The seat's token may have been reissued (T-R7) at this version: the stream
             # ends as a GetGameView with that token would, before showing the seat's cards.
-            engine.check_reader(record, seat, token)
+            # A step that changes no seat keeps the very same seats, and so the same tokens.
+            nonlocal passed
+            if record.seats is not passed:
+                engine.check_reader(record, seat, token)
+                passed = record.seats
 
         while True:
             for stored_version in pending:
