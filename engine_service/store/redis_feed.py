@@ -48,6 +48,12 @@ UNBLOCK_TRIES: Final = 50
 """How often a new subscription nudges a reader that had not yet seen it (1 ms apart)."""
 
 
+def _give_up(waiter: asyncio.Future[None]) -> None:
+    """End a subscription's wait that saw no version in time."""
+    if not waiter.done():
+        waiter.set_result(None)
+
+
 class Subscription:
     """One watcher's view of one game's new versions, in the order the store wrote them."""
 
@@ -56,7 +62,7 @@ class Subscription:
         self._feed = feed
         self._limit = limit
         self._pending: collections.deque[StoredVersion] = collections.deque()
-        self._ready = asyncio.Event()
+        self._waiter: asyncio.Future[None] | None = None
         self._error: Exception | None = None
 
     def deliver(self, version: StoredVersion) -> None:
@@ -66,13 +72,18 @@ class Subscription:
         if len(self._pending) >= self._limit:
             self._pending.clear()
         self._pending.append(version)
-        self._ready.set()
+        self._wake()
 
     def fail(self, error: Exception) -> None:
         """End the subscription: the next :meth:`next` raises ``error``."""
         self._error = error
         self._pending.clear()
-        self._ready.set()
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def next(self, timeout: float) -> StoredVersion | None:
         """The next version, or ``None`` when ``timeout`` seconds pass without one.
@@ -81,10 +92,16 @@ class Subscription:
             ShuttingDown: the process is stopping.
         """
         if not self._pending and self._error is None:
-            self._ready.clear()
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(timeout):  # not wait_for: no task per wait
-                    await self._ready.wait()
+            # One future and one timer per wait, the least asyncio offers: no task (as
+            # wait_for makes), no Event, no Timeout context to enter and leave.
+            loop = asyncio.get_running_loop()
+            waiter = self._waiter = loop.create_future()
+            timer = loop.call_later(timeout, _give_up, waiter)
+            try:
+                await waiter
+            finally:
+                timer.cancel()
+                self._waiter = None
         if self._error is not None:
             raise self._error
         return self._pending.popleft() if self._pending else None
