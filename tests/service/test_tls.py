@@ -23,6 +23,7 @@ import pytest
 from cardengine.v1 import engine_service_pb2 as api
 from cardengine.v1 import engine_service_pb2_grpc
 from cardengine_client import EngineClient, Tls, Unavailable
+from websockets.sync.client import connect as sync_connect
 
 from engine_service.api.tls import TlsSettingsError, tls_files
 from engine_service.devtools.local import free_port, local_service
@@ -158,7 +159,8 @@ def test_tls_settings_are_checked_before_the_start(certs: Certificates, tmp_path
 def test_the_web_port_speaks_tls_and_mutual_tls_like_the_grpc_port(
     redis_url: str, certs: Certificates
 ) -> None:
-    """With --tls-cert the web port is TLS only, with the same certificate and client CA."""
+    """With --tls-cert the web port is TLS only, with the same certificate and client CA,
+    Play's WebSocket included."""
     port = free_port()
     tls = {
         "tls_cert": str(certs.server_cert),
@@ -174,6 +176,13 @@ def test_the_web_port_speaks_tls_and_mutual_tls_like_the_grpc_port(
         assert "hearts" in connect_list_types(url, trusting)
         with pytest.raises(REFUSED):  # plaintext
             connect_list_types(url.replace("https:", "http:"), None)
+        # Play's WebSocket is the same port: wss with the client certificate.
+        play = f"wss://localhost:{port}/cardengine.v1.EngineService/Play"
+        with sync_connect(play, ssl=trusting, open_timeout=CALL_SECONDS) as socket:
+            leave = api.PlayRequest(ref=7, leave=api.PlayLeave(game_id="0" * 32))
+            socket.send(leave.SerializeToString())
+            answer = api.PlayResponse.FromString(socket.recv(CALL_SECONDS))
+        assert answer.ref == 7 and answer.HasField("left")
 
 
 REFUSED = (ssl.SSLError, urllib.error.URLError, ConnectionError, http.client.HTTPException)
