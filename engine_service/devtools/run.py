@@ -62,12 +62,13 @@ def where_to_go(settings: Settings, local_redis: bool) -> str:
       gRPC            127.0.0.1:50051  (grpcurl -plaintext 127.0.0.1:50051 list)
       browser table   http://127.0.0.1:8080/
       HTTP/JSON       http://127.0.0.1:8080/cardengine.v1.EngineService/<method>  (Connect)
+      Play session    ws://127.0.0.1:8080/cardengine.v1.EngineService/Play  (WebSocket)
       metrics         http://127.0.0.1:9464/metrics, http://127.0.0.1:9465/metrics
       Redis           redis://127.0.0.1:6390/0  (started by make run; its data stays in var/redis)
     Stop with Ctrl-C: calls in flight finish, then the servers and that Redis stop.
     """
     host = settings.address.rsplit(":", 1)[0]
-    scheme = "https" if settings.tls_cert else "http"
+    scheme, socket = ("https", "wss") if settings.tls_cert else ("http", "ws")
     plaintext = "" if settings.tls_cert else "-plaintext "
     lines = [
         "cardengine is serving:",
@@ -78,6 +79,8 @@ def where_to_go(settings: Settings, local_redis: bool) -> str:
         lines += [
             f"  browser table   {web}/",
             f"  HTTP/JSON       {web}/cardengine.v1.EngineService/<method>  (Connect)",
+            f"  Play session    {socket}://{host}:{settings.web_port}"
+            "/cardengine.v1.EngineService/Play  (WebSocket)",
         ]
     if settings.metrics_port:
         ports = range(settings.metrics_port, settings.metrics_port + max(1, settings.processes))
