@@ -10,14 +10,15 @@ door), so the session's rules, tokens, errors and logging are Play's: a request'
 
 The handshake's headers are the call's metadata (``x-seat-token``, ``x-service-key``,
 ``accept-language``); a browser, which cannot set them on a WebSocket, puts each request's
-seat token in ``PlayRequest.token``. What ends the whole session ends the socket: a clean
-end closes it with 1000, a status with ``4000 +`` its gRPC code and the status's message as
-the reason (a service key that is no key: 4016, UNAUTHENTICATED; a client that stopped
-reading: 4008, RESOURCE_EXHAUSTED with WATCHER_TOO_SLOW). A frame longer than the service's
-request limit closes it with 1009, and a server that stops with 1012 (or 4014, UNAVAILABLE),
-as the WebSocket protocol has them: the client opens another socket and joins again. Unlike
-a gRPC client, a WebSocket client cannot close its side and still read: it waits for the
-answers it wants before it closes the socket.
+seat token in ``PlayRequest.token`` and the language its page shows in the URL
+(``?language=de``), which stands for ``accept-language``. What ends the whole session ends
+the socket: a clean end closes it with 1000, a status with ``4000 +`` its gRPC code and the
+status's message as the reason (a service key that is no key: 4016, UNAUTHENTICATED; a
+client that stopped reading: 4008, RESOURCE_EXHAUSTED with WATCHER_TOO_SLOW). A frame longer
+than the service's request limit closes it with 1009, and a server that stops with 1012 (or
+4014, UNAVAILABLE), as the WebSocket protocol has them: the client opens another socket and
+joins again. Unlike a gRPC client, a WebSocket client cannot close its side and still read:
+it waits for the answers it wants before it closes the socket.
 
 Why a WebSocket beside gRPC: it is what browsers have, and it costs less per message. Each
 message is one frame written to the socket, where the gRPC server's Python layer runs a
@@ -30,10 +31,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any, Final
+from urllib.parse import parse_qs
 
 import grpc
 from google.protobuf.message import Message as ProtoMessage
 
+from engine_service.api.servicer import LANGUAGE_HEADER
 from engine_service.api.wire import written
 
 Scope = MutableMapping[str, Any]
@@ -66,10 +69,17 @@ class SocketContext:
     """What the servicer asks of a call's context, over a WebSocket session."""
 
     def __init__(self, scope: Scope, send: Send) -> None:
-        self._metadata = tuple(
+        metadata = [
             (name.decode("latin-1").lower(), value.decode("latin-1"))
             for name, value in scope["headers"]
-        )
+        ]
+        # A page cannot set a WebSocket's headers, so the language it shows comes as
+        # ?language=: it stands for the Accept-Language the browser sent on its own.
+        asked = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("language")
+        if asked:
+            metadata = [(name, value) for name, value in metadata if name != LANGUAGE_HEADER]
+            metadata.append((LANGUAGE_HEADER, asked[-1]))
+        self._metadata = tuple(metadata)
         self._send = send
         self._code: grpc.StatusCode | None = None
         self._trailing: Any = ()

@@ -3,10 +3,11 @@
 Four seats each on a socket of their own play a whole game (some with the seat token in the
 handshake's headers, some in each request, as a browser must), and each hears every version
 once, in order; requests that are no move, an illegal move and bytes that are no request
-each answer only themselves and change nothing stored; what ends the session closes the
-socket with its status (a missing service key: 4016), a frame over the request limit with
-1009; a page of another origin cannot open one, nor can any other path; a reader that stops
-taking messages is cut off (4008) and logged once as WATCHER_TOO_SLOW.
+each answer only themselves and change nothing stored; a page's ``?language=`` stands for
+its Accept-Language; what ends the session closes the socket with its status (a service key
+that is no key: 4016), a frame over the request limit with 1009; a page of another origin
+cannot open one, nor can any other path; a reader that stops taking messages is cut off and
+logged once as WATCHER_TOO_SLOW.
 """
 
 from __future__ import annotations
@@ -163,6 +164,33 @@ def test_requests_answer_only_themselves_and_a_refused_move_changes_nothing(
     assert view(stub, created.game_id, 0, tokens[0]).hearts.pass_submitted[0]
 
 
+def test_the_language_a_page_asks_for_in_the_url_stands_for_accept_language(
+    ports: tuple[str, int], stub: Any
+) -> None:
+    created = create(stub, [HUMAN] * 4, seed=24)
+    tokens = tokens_of(created)
+    start = view(stub, created.game_id, 0, tokens[0])
+    empty_pass = game_pb2.Action()
+    empty_pass.CopyFrom(start.legal_choices[0].action)
+    move = api.SubmitActionRequest(
+        game_id=created.game_id,
+        seat=0,
+        expected_version=start.version,
+        request_id="few",
+        action=empty_pass,
+    )
+    locales = {}
+    for query in ("", "?language=de"):
+        url = play_url(ports[1]) + query
+        with sync_connect(url, additional_headers=[("accept-language", "fr")]) as ws:
+            ws.send(request(1, token=tokens[0], move=move))
+            error = api.PlayResponse.FromString(ws.recv(WAIT)).error
+        localized = error_details_pb2.LocalizedMessage()
+        assert any(detail.Unpack(localized) for detail in error.details)
+        locales[query] = localized.locale
+    assert locales == {"": "fr", "?language=de": "de"}
+
+
 def rule_of(error: api.PlayError) -> str:
     info = error_details_pb2.ErrorInfo()
     assert any(detail.Unpack(info) for detail in error.details)
@@ -239,8 +267,8 @@ def test_a_socket_that_stops_reading_is_cut_off(
     redis_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """As on the gRPC port: once a write has waited the stall time, the session ends, logged
-    once as WATCHER_TOO_SLOW, with nothing else in the log. The reader joins bots' finished games from their first versions
-    (a megabyte in all) and then reads nothing."""
+    once as WATCHER_TOO_SLOW, with nothing else in the log. The reader joins bots' finished
+    games from their first versions (a megabyte in all) and then reads nothing."""
     caplog.set_level(logging.INFO)
 
     def cut() -> list[logging.LogRecord]:
