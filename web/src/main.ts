@@ -1,6 +1,7 @@
 // The browser table: create or join a game, watch it version by version, play legal moves.
-// Every call goes over the Connect protocol (binary) to the engine's own servicer, through the
-// web port's Connect runtime (engine_service/web/gateway.py).
+// A seat follows its game and makes its moves on a Play session, a WebSocket of the web port
+// (./session.ts); every other call goes over the Connect protocol (binary). Both reach the
+// engine's own servicer (engine_service/web/gateway.py).
 import { create, equals, fromJson, toJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { durationFromMs, durationMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
@@ -23,6 +24,7 @@ import {
 import { ErrorInfoSchema, LocalizedMessageSchema } from "./gen/google/rpc/error_details_pb.js";
 import { type Catalogue, eventText } from "../../clients/node/lib/events.js";
 import catalogue from "../../clients/text/events.json";
+import { PlaySession, sessionUrl } from "./session.js";
 import { type Key, LANGUAGE_NAMES, LANGUAGES, type Language, language, setLanguage, startingLanguage, t } from "./i18n.js";
 
 const client = createClient(
@@ -58,6 +60,8 @@ let seat: Seat | null = null;
 let view: GameView | null = null;
 let busy = false;
 let watchGeneration = 0;
+// The Play session the table follows its game on, while one is open; moves go on it too.
+let session: PlaySession | null = null;
 const chosen = new Set<number>();
 // The search bot's suggestion for the seat (SuggestAction), while the game is at its version.
 let hinted: { version: bigint; action: Action } | null = null;
@@ -213,10 +217,12 @@ async function submit(action: Action): Promise<void> {
   clearError(); // a new attempt: the last refusal no longer applies
   render();
   try {
-    const reply = await client.submitAction({
+    const move = {
       gameId: seat.gameId, seat: seat.seat, expectedVersion: view.version,
       requestId: crypto.randomUUID(), action,
-    }, { headers: headers() });
+    };
+    const reply = session ? await session.move(seat.token, move)
+      : await client.submitAction(move, { headers: headers() });
     clearError();
     chosen.clear();
     if (reply.view) accept(reply.view);
@@ -294,13 +300,14 @@ async function watch(generation: number): Promise<void> {
   // Follows the game from the version shown; re-opens after a drop (bounded back-off).
   let failures = 0;
   while (seat && generation === watchGeneration) {
+    const opened = new PlaySession(sessionUrl(language()));
+    session = opened;
     try {
-      const stream = client.watchGame(
-        { gameId: seat.gameId, seat: seatOf(seat), fromVersion: view?.version ?? 0n },
-        { headers: headers() },
+      const stream = opened.join(
+        seat.token, { gameId: seat.gameId, seat: seatOf(seat), fromVersion: view?.version ?? 0n },
       );
       for await (const reply of stream) {
-        if (generation !== watchGeneration) return;
+        if (generation !== watchGeneration) break;
         failures = 0;
         if (reply.message.case === "update") {
           const update = reply.message.value;
@@ -312,6 +319,8 @@ async function watch(generation: number): Promise<void> {
           }
           if (update.view) accept(update.view);
         } else if (reply.message.case === "ended") {
+          // The session stays open: a move's answer may still be on its way behind the end.
+          // The next game shown (sit, replay) closes it.
           return;
         }
       }
@@ -323,6 +332,8 @@ async function watch(generation: number): Promise<void> {
         if (reply.view) { view = reply.view; render(); }
       }
     }
+    opened.close();
+    if (session === opened) session = null;
     await new Promise((resolve) => setTimeout(resolve, Math.min(200 * 2 ** failures, 5000)));
   }
 }
@@ -333,6 +344,7 @@ async function sit(next: Seat): Promise<void> {
   frames = [];
   $("replay").hidden = true;
   watchGeneration += 1;
+  session?.close(); // the watch of what was shown ends with it
   window.location.hash = new URLSearchParams(next.seat === SPECTATOR ? { game: next.gameId, watch: "1" }
     : { game: next.gameId, seat: String(next.seat), token: next.token }).toString();
   try {
@@ -751,6 +763,7 @@ let frameAt = 0;
 async function replay(gameId: string): Promise<void> {
   seat = { gameId, seat: SPECTATOR, token: "" };
   watchGeneration += 1;
+  session?.close(); // the watch of what was shown ends with it
   window.location.hash = new URLSearchParams({ game: gameId, replay: "1" }).toString();
   const collected: Frame[] = [];
   try {
@@ -953,6 +966,7 @@ function translateStatic(): void {
 
 function chooseLanguage(next: Language): void {
   setLanguage(next);
+  session?.close(); // the watch opens another, whose refusals are in the new language
   translateStatic();
   drawSeatTypes();
   void listGames();
