@@ -201,6 +201,15 @@ def told(game: EngineGame, seat: int, message: api.WatchGameResponse) -> None:
         game.seen(seat, message.ended.version, None)
 
 
+def answered(game: EngineGame, seat: int, answer: api.PlayResponse) -> None:
+    """A Play session's message to a seat, as the game's bookkeeping (an error stops the run)."""
+    kind = answer.WhichOneof("response")
+    if kind == "error":
+        raise RuntimeError(f"Play answered {answer.ref} with {answer.error.message}")
+    if kind == "watch":
+        told(game, seat, answer.watch)
+
+
 class EngineDriver(Protocol):
     """One way of playing the engine's Hearts: opens games, moves in them one move at a time,
     closes them; :func:`play_slots` does the rest. A game is whatever the driver keeps for it.
@@ -332,11 +341,7 @@ class PlayDriver(WatchGameDriver):
     async def _answers(game: EngineGame, seat: int, call: Any) -> None:
         with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
             async for answer in call:
-                kind = answer.WhichOneof("response")
-                if kind == "error":
-                    raise RuntimeError(f"Play answered {answer.ref} with {answer.error.message}")
-                if kind == "watch":
-                    told(game, seat, answer.watch)
+                answered(game, seat, answer)
 
     async def _send(
         self, slot: int, game: EngineGame, seat: int, move: api.SubmitActionRequest
@@ -366,12 +371,7 @@ class SocketPlayDriver(PlayDriver):
     async def _frames(game: EngineGame, seat: int, socket: Any) -> None:
         with contextlib.suppress(asyncio.CancelledError, websockets.ConnectionClosed):
             async for frame in socket:
-                answer = api.PlayResponse.FromString(frame)
-                kind = answer.WhichOneof("response")
-                if kind == "error":
-                    raise RuntimeError(f"Play answered {answer.ref} with {answer.error.message}")
-                if kind == "watch":
-                    told(game, seat, answer.watch)
+                answered(game, seat, api.PlayResponse.FromString(frame))
 
     async def _send(
         self, slot: int, game: EngineGame, seat: int, move: api.SubmitActionRequest

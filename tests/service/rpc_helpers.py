@@ -182,6 +182,12 @@ def first_legal(seat_view: Any) -> game_pb2.Action:
     return filled_choice(choice, choice.cards[: choice.count])
 
 
+def short_pass(seat_view: Any) -> game_pb2.Action:
+    """A Hearts pass of one card where three must go (H-R2 refuses it)."""
+    [choice] = seat_view.legal_choices
+    return filled_choice(choice, choice.cards[:1])
+
+
 def random_legal(seat_view: Any, rng: random.Random) -> game_pb2.Action:
     """A legal action drawn from the listed ones and the card choices, choices expanded."""
     options = list(seat_view.legal_actions) + list(seat_view.legal_choices)

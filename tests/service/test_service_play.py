@@ -32,7 +32,7 @@ from google.rpc import error_details_pb2
 
 from engine_service.devtools.local import free_port, local_service
 from tests.service.keyed import new_key
-from tests.service.rpc_helpers import HUMAN, create, first_legal, tokens_of, view
+from tests.service.rpc_helpers import HUMAN, create, first_legal, short_pass, tokens_of, view
 from tests.service.stored import contents
 from tests.service.test_web_connect import connect_call
 
@@ -158,10 +158,7 @@ def test_an_illegal_move_answers_only_itself_and_changes_nothing(
     created = create(stub, [HUMAN] * 4, seed=5)
     tokens = tokens_of(created)
     start = view(stub, created.game_id, 0, tokens[0])
-    [choice] = start.legal_choices
-    too_few = game_pb2.Action()
-    too_few.CopyFrom(choice.action)
-    too_few.hearts.pass_cards.cards.append(choice.cards[0])
+    too_few = short_pass(start)
     before = contents(redis_client, created.game_id)
 
     async def on_one_session() -> game_pb2.GameView:

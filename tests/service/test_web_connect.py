@@ -250,6 +250,16 @@ def test_connect_http_statuses_follow_the_codes(web_address: str) -> None:
         assert (status, error["code"]) == (http_status, code), (method, body)
 
 
+def cut_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    """The log lines of streams cut off for reading nothing."""
+    return [r for r in caplog.records if getattr(r, "result", None) == "WATCHER_TOO_SLOW"]
+
+
+def assert_no_errors_logged(caplog: pytest.LogCaptureFixture) -> None:
+    noise = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert not noise, [r.getMessage() for r in noise]
+
+
 def test_a_web_watcher_that_stops_reading_is_cut_off(
     redis_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -258,7 +268,7 @@ def test_a_web_watcher_that_stops_reading_is_cut_off(
     caplog.set_level(logging.INFO)
 
     def cut() -> list[logging.LogRecord]:
-        return [r for r in caplog.records if getattr(r, "result", None) == "WATCHER_TOO_SLOW"]
+        return cut_records(caplog)
 
     port = free_port()
     with (
@@ -291,5 +301,4 @@ def test_a_web_watcher_that_stops_reading_is_cut_off(
             time.sleep(0.05)
         logged = cut()
     assert [r.rpc for r in logged] == ["WatchGame"]  # type: ignore[attr-defined]
-    noise = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
-    assert not noise, [r.getMessage() for r in noise]
+    assert_no_errors_logged(caplog)

@@ -31,9 +31,18 @@ from websockets.sync.client import connect as sync_connect
 from engine_service.api.wire import DEFAULT_MAX_REQUEST_BYTES
 from engine_service.devtools.local import free_port, local_service
 from tests.service.keyed import new_key
-from tests.service.rpc_helpers import HUMAN, RANDOM, create, first_legal, tokens_of, view
+from tests.service.rpc_helpers import (
+    HUMAN,
+    RANDOM,
+    create,
+    first_legal,
+    short_pass,
+    tokens_of,
+    view,
+)
 from tests.service.stored import contents
 from tests.service.test_service_play import reason_of
+from tests.service.test_web_connect import assert_no_errors_logged, cut_records
 
 pytestmark = pytest.mark.service
 
@@ -128,10 +137,7 @@ def test_requests_answer_only_themselves_and_a_refused_move_changes_nothing(
     created = create(stub, [HUMAN] * 4, seed=22)
     tokens = tokens_of(created)
     start = view(stub, created.game_id, 0, tokens[0])
-    [choice] = start.legal_choices
-    too_few = game_pb2.Action()
-    too_few.CopyFrom(choice.action)
-    too_few.hearts.pass_cards.cards.append(choice.cards[0])
+    too_few = short_pass(start)
 
     def move(action: game_pb2.Action, request_id: str) -> api.SubmitActionRequest:
         return api.SubmitActionRequest(
@@ -271,9 +277,6 @@ def test_a_socket_that_stops_reading_is_cut_off(
     games from their first versions (a megabyte in all) and then reads nothing."""
     caplog.set_level(logging.INFO)
 
-    def cut() -> list[logging.LogRecord]:
-        return [r for r in caplog.records if getattr(r, "result", None) == "WATCHER_TOO_SLOW"]
-
     port = free_port()
     with (
         local_service(redis_url, web_port=port, watcher_stall_seconds=1.0) as address,
@@ -295,10 +298,9 @@ def test_a_socket_that_stops_reading_is_cut_off(
             join = api.WatchGameRequest(game_id=game_id, from_version=1)
             raw.sendall(client_frame(request(1, join=join)))
         for _ in range(200):  # bounded: the stall time is 1 s
-            if cut():
+            if cut_records(caplog):
                 break
             time.sleep(0.05)
-        logged = cut()
+        logged = cut_records(caplog)
     assert [r.rpc for r in logged] == ["Play"]  # type: ignore[attr-defined]
-    noise = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
-    assert not noise, [r.getMessage() for r in noise]
+    assert_no_errors_logged(caplog)
