@@ -48,8 +48,8 @@ UNBLOCK_TRIES: Final = 50
 """How often a new subscription nudges a reader that had not yet seen it (1 ms apart)."""
 
 
-def _give_up(waiter: asyncio.Future[None]) -> None:
-    """End a subscription's wait that saw no version in time."""
+def _release(waiter: asyncio.Future[None]) -> None:
+    """End a subscription's wait: a version came, the feed failed, or the time is up."""
     if not waiter.done():
         waiter.set_result(None)
 
@@ -81,9 +81,8 @@ class Subscription:
         self._wake()
 
     def _wake(self) -> None:
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        if self._waiter is not None:
+            _release(self._waiter)
 
     async def next(self, timeout: float) -> StoredVersion | None:
         """The next version, or ``None`` when ``timeout`` seconds pass without one.
@@ -96,7 +95,7 @@ class Subscription:
             # wait_for makes), no Event, no Timeout context to enter and leave.
             loop = asyncio.get_running_loop()
             waiter = self._waiter = loop.create_future()
-            timer = loop.call_later(timeout, _give_up, waiter)
+            timer = loop.call_later(timeout, _release, waiter)
             try:
                 await waiter
             finally:

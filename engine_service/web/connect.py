@@ -16,6 +16,7 @@ so as on the gRPC port (WATCHER_TOO_SLOW, logged once by the servicer) when it i
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import contextvars
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
@@ -62,24 +63,28 @@ class Call:
 _call: contextvars.ContextVar[Call | None] = contextvars.ContextVar("call", default=None)
 
 
-class CallContext:
-    """What the servicer asks of a call's context, over a Connect request's context."""
+class EndsWithAbort(abc.ABC):
+    """The part of a call's context that ends the call, for a port other than gRPC's.
 
-    def __init__(self, context: RequestContext[Any, Any]) -> None:
-        self._context = context
+    ``abort`` keeps the status (the metrics read it back through ``code`` and
+    ``trailing_metadata``, as from a gRPC context) and raises what the port ends a call with
+    (:meth:`ending`).
+    """
+
+    def __init__(self) -> None:
         self._code: grpc.StatusCode | None = None
         self._trailing: Any = ()
 
-    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
-        """The request's headers, as gRPC metadata (names in lower case)."""
-        return tuple(self._context.request_headers().allitems())
+    @abc.abstractmethod
+    def ending(self, code: grpc.StatusCode, details: str, trailing_metadata: Any) -> Exception:
+        """What ends the call on this port."""
 
     async def abort(
         self, code: grpc.StatusCode, details: str = "", trailing_metadata: Any = ()
     ) -> None:
         """End the call with ``code``, ``details`` and the status details the metadata holds."""
         self._code, self._trailing = code, trailing_metadata
-        raise _connect_error(code, details, trailing_metadata)
+        raise self.ending(code, details, trailing_metadata)
 
     def code(self) -> grpc.StatusCode | None:
         """The code the call was aborted with, if it was (for the metrics)."""
@@ -88,6 +93,22 @@ class CallContext:
     def trailing_metadata(self) -> Any:
         """The metadata it was aborted with: the status details (for the metrics)."""
         return self._trailing
+
+
+class CallContext(EndsWithAbort):
+    """What the servicer asks of a call's context, over a Connect request's context."""
+
+    def __init__(self, context: RequestContext[Any, Any]) -> None:
+        super().__init__()
+        self._context = context
+
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        """The request's headers, as gRPC metadata (names in lower case)."""
+        return tuple(self._context.request_headers().allitems())
+
+    def ending(self, code: grpc.StatusCode, details: str, trailing_metadata: Any) -> Exception:
+        """The Connect error of the status, its details kept."""
+        return _connect_error(code, details, trailing_metadata)
 
 
 def _connect_error(code: grpc.StatusCode, message: str, metadata: Any) -> ConnectError:

@@ -38,6 +38,7 @@ from google.protobuf.message import Message as ProtoMessage
 
 from engine_service.api.servicer import LANGUAGE_HEADER
 from engine_service.api.wire import written
+from engine_service.web.connect import EndsWithAbort
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -65,10 +66,11 @@ class SessionEnded(grpc.aio.AbortError):
         self.details = details
 
 
-class SocketContext:
+class SocketContext(EndsWithAbort):
     """What the servicer asks of a call's context, over a WebSocket session."""
 
     def __init__(self, scope: Scope, send: Send) -> None:
+        super().__init__()
         metadata = [
             (name.decode("latin-1").lower(), value.decode("latin-1"))
             for name, value in scope["headers"]
@@ -81,8 +83,6 @@ class SocketContext:
             metadata.append((LANGUAGE_HEADER, asked[-1]))
         self._metadata = tuple(metadata)
         self._send = send
-        self._code: grpc.StatusCode | None = None
-        self._trailing: Any = ()
 
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
         """The handshake's headers, as gRPC metadata (names in lower case)."""
@@ -92,20 +92,9 @@ class SocketContext:
         """One message, as one binary frame."""
         await self._send({"type": "websocket.send", "bytes": reply.SerializeToString()})
 
-    async def abort(
-        self, code: grpc.StatusCode, details: str = "", trailing_metadata: Any = ()
-    ) -> None:
-        """End the session with ``code`` (the socket is closed with it)."""
-        self._code, self._trailing = code, trailing_metadata
-        raise SessionEnded(code, details)
-
-    def code(self) -> grpc.StatusCode | None:
-        """The code the session was ended with, if one was (for the metrics)."""
-        return self._code
-
-    def trailing_metadata(self) -> Any:
-        """The metadata it was ended with: the status details (for the metrics)."""
-        return self._trailing
+    def ending(self, code: grpc.StatusCode, details: str, trailing_metadata: Any) -> Exception:
+        """The end of the session (the socket is closed with the code)."""
+        return SessionEnded(code, details)
 
 
 def close_frame(ended: SessionEnded | None) -> Message:

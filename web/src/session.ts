@@ -19,7 +19,7 @@ type Answer = PlayResponse | ConnectError;
 
 // A request's error (a google.rpc.Status) as the ConnectError its unary call would have thrown,
 // details and all, so the page shows both alike.
-export function errorOf(status: PlayError): ConnectError {
+function errorOf(status: PlayError): ConnectError {
   const error = new ConnectError(status.message, status.code as Code);
   error.details = status.details.map((detail) => ({
     type: detail.typeUrl.slice(detail.typeUrl.lastIndexOf("/") + 1),
