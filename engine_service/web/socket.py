@@ -23,7 +23,7 @@ it waits for the answers it wants before it closes the socket.
 Why a WebSocket beside gRPC: it is what browsers have, and it costs less per message. Each
 message is one frame written to the socket, where the gRPC server's Python layer runs a
 batch of operations and its completion queue for it; with four seats each on a session,
-the server spends about a sixth less CPU per move on sockets (``docs/benchmarks.md``).
+the server spends a sixth to a quarter less CPU per move on sockets (``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
