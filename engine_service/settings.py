@@ -119,7 +119,7 @@ class Settings:
     bot_moves_per_slice: int = SLICE_BUDGET.moves
     bot_seconds_per_slice: float = SLICE_BUDGET.seconds
     search_budgets: tuple[str, ...] = ()
-    timer_interval_seconds: float = 0.2
+    timer_interval_seconds: float = 1.0
     timer_share: float = 0.25
     service_keys: tuple[str, ...] = ()
     key_rate: float = 100.0

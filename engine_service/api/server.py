@@ -28,7 +28,7 @@ from engine_service.api.health_probe import RedisHealth
 from engine_service.api.logs import configure_logging
 from engine_service.api.reflection import enable_reflection
 from engine_service.api.servicer import EngineServicer
-from engine_service.api.timer_workers import TimerWorkers, engine_for, timer_settings
+from engine_service.api.timer_workers import TimerWorkers, engine_for, store_for, timer_settings
 from engine_service.api.tls import bind
 from engine_service.api.tracing import start_tracing, stop_tracing, traced
 from engine_service.api.wire import (
@@ -43,6 +43,7 @@ from engine_service.app.engine import Engine
 from engine_service.app.seats import ServiceKeys
 from engine_service.app.timers import TimerSettings, run_timers
 from engine_service.settings import Settings, parse_settings
+from engine_service.store.due_notices import DueNotices
 from engine_service.store.failures import storage_trouble
 from engine_service.store.preflight import RedisRefused, check_redis
 from engine_service.store.redis_feed import RedisEventFeed
@@ -95,6 +96,7 @@ class EngineServer:
     drain: Drain = field(kw_only=True)
     redis_health: RedisHealth = field(kw_only=True)
     tracing: TracerProvider | None = field(default=None, kw_only=True)
+    notices: DueNotices | None = field(default=None, kw_only=True)
     _timers: asyncio.Task[None] | None = None
     _timers_stop: asyncio.Event | None = None
 
@@ -113,8 +115,15 @@ class EngineServer:
             self.workers.start()
         elif self.runs_timers:
             self._timers_stop = asyncio.Event()
+            notices = None if self.notices is None else self.notices.listen()
             self._timers = asyncio.create_task(
-                run_timers(self.engine, self.timer_settings, self._timers_stop, storage_trouble)
+                run_timers(
+                    self.engine,
+                    self.timer_settings,
+                    self._timers_stop,
+                    storage_trouble,
+                    notices=notices,
+                )
             )
 
     async def stop(self, grace_seconds: float) -> None:
@@ -151,14 +160,7 @@ async def build_server(settings: Settings) -> EngineServer:
     Raises:
         RuntimeError: the address could not be bound.
     """
-    store = RedisGameStore.from_url(
-        settings.redis_url,
-        settings.game_ttl_seconds,
-        settings.event_retention,
-        max_connections=REDIS_CONNECTIONS,
-        wait_replicas=settings.redis_wait_replicas,
-        wait_milliseconds=settings.redis_wait_ms,
-    )
+    store = store_for(settings, REDIS_CONNECTIONS)
     try:
         await check_redis(store.client, settings.redis_url, settings.allow_volatile_redis)
     except RedisRefused:
@@ -228,6 +230,7 @@ async def build_server(settings: Settings) -> EngineServer:
         drain=drain,
         redis_health=redis_health,
         tracing=tracing,
+        notices=DueNotices(settings.redis_url, store.client),
     )
 
 

@@ -30,6 +30,7 @@ from engine_service.app.search_budgets import parse_search_budgets, with_search_
 from engine_service.app.timers import TimerSettings, run_timers
 from engine_service.registry import REGISTRY
 from engine_service.settings import Settings
+from engine_service.store.due_notices import DueNotices
 from engine_service.store.failures import storage_trouble
 from engine_service.store.redis_store import RedisGameStore
 
@@ -53,6 +54,19 @@ def timer_settings(settings: Settings, on_event_loop: bool) -> TimerSettings:
     """The timer loop's pacing: the share applies only beside requests on the event loop."""
     share = settings.timer_share if on_event_loop else 1.0
     return TimerSettings(settings.timer_interval_seconds, share)
+
+
+def store_for(settings: Settings, max_connections: int) -> RedisGameStore:
+    """The store of a server or a worker: its writes announce games due before the next look."""
+    return RedisGameStore.from_url(
+        settings.redis_url,
+        settings.game_ttl_seconds,
+        settings.event_retention,
+        max_connections,
+        settings.redis_wait_replicas,
+        settings.redis_wait_ms,
+        notice_ms=int(settings.timer_interval_seconds * 1000),
+    )
 
 
 def engine_for(
@@ -87,14 +101,7 @@ def _work(settings: Settings, stop: ProcessEvent, server: int) -> None:
 
 
 async def _run(settings: Settings, stop: ProcessEvent, server: int) -> None:
-    store = RedisGameStore.from_url(
-        settings.redis_url,
-        settings.game_ttl_seconds,
-        settings.event_retention,
-        4,
-        settings.redis_wait_replicas,
-        settings.redis_wait_ms,
-    )
+    store = store_for(settings, 4)
     stopping = asyncio.Event()
 
     async def watch_stop() -> None:
@@ -109,7 +116,9 @@ async def _run(settings: Settings, stop: ProcessEvent, server: int) -> None:
     watcher = asyncio.create_task(watch_stop())
     try:
         timers = timer_settings(settings, False)
-        await run_timers(engine_for(settings, store), timers, stopping, storage_trouble)
+        notices = DueNotices(settings.redis_url, store.client).listen()
+        engine = engine_for(settings, store)
+        await run_timers(engine, timers, stopping, storage_trouble, notices=notices)
     finally:
         watcher.cancel()
         await store.client.aclose()

@@ -1,12 +1,14 @@
 """The timer loop every server process runs: fire due turn clocks, play bots on in slices.
 
 Due games are found in the store's due index (kept by the same atomic write as each move),
-never by scanning keys. A look (every ``interval_seconds``, 0.2 s by default) reads the games
-due before the next look, and the loop tries each at its own due time, so a turn clock
-fires on time although the index is read only five times a second; an entry written between
-two looks that is already due (bots left to move after a request's budget) waits at most
-until the next look. The store answers each try (the claim), so a plan made from a look that
-a later move made stale does nothing.
+never by scanning keys. A look (every ``interval_seconds``, a second by default) reads the
+games due before the next look, and the loop tries each at its own due time, so a turn clock
+fires on time although the index is read only once a second. A game that a write makes due
+before the next look (bots left to move after a request's budget, a clock about to run out)
+is announced by that write (:mod:`~engine_service.store.due_notices`), and the loop whose
+share holds it plans it at once; were the notice lost, the next look would find the game.
+The store answers each try (the claim), so a plan made from a look or a notice that a later
+move made stale does nothing.
 
 Any number of processes may run the loop over the same games: a process first claims a due
 game for a short lease (so the others do not compute the same slice), then moves it on
@@ -22,7 +24,7 @@ their next renewal, so its due games wait at most that long (plus a second).
 The loop spends at most ``share`` of its process's time on bot slices, so a long all-bot
 game runs beside the requests of people instead of in front of them.
 
-While the storage is gone the loop fails every look, five times a second; it says so once, then
+While the storage is gone the loop fails every look; it says so once, then
 once a minute, then once when the storage is back
 (:class:`~engine_service.store.outage_log.OutageLog`), so an outage does not flood the log
 with tracebacks.
@@ -38,13 +40,13 @@ import os
 import secrets
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Final
 
 from engine_service.app.engine import Engine
 from engine_service.store.outage_log import OutageLog
-from engine_service.store.protocol import WHOLE, TimerShare
+from engine_service.store.protocol import WHOLE, DueNotice, TimerShare
 
 log = logging.getLogger(__name__)
 DUE_PER_ROUND: Final = 64
@@ -68,7 +70,7 @@ class TimerSettings:
             took ``t`` seconds it rests ``t * (1 / share - 1)``.
     """
 
-    interval_seconds: float = 0.2
+    interval_seconds: float = 1.0
     share: float = 0.25
 
 
@@ -78,17 +80,23 @@ async def run_timers(
     stop: asyncio.Event,
     classify: Classify,
     outage: OutageLog | None = None,
+    notices: AsyncIterator[DueNotice] | None = None,
 ) -> None:
     """Advance due games until ``stop`` is set; errors are logged and the loop goes on.
 
     After each game that was worked on, the loop rests so that work stays within
-    ``settings.share`` of the time; otherwise it waits for the next planned game or look.
+    ``settings.share`` of the time; otherwise it waits for the next planned game, the next
+    look or a notice (a game of its share that a write made due before the next look).
     ``classify`` tells storage trouble (told through ``outage``) from a bug (logged with its
     traceback); the store's own module knows its errors, the loop does not.
     """
     outage = outage or OutageLog("timer loop")
     shares = _Shares(engine)
     plan = _Plan()
+    woken = asyncio.Event()
+    helpers = [asyncio.create_task(_relay(stop, woken))]
+    if notices is not None:
+        helpers.append(asyncio.create_task(_take_notices(notices, shares, plan, woken)))
     look_at = 0.0
     try:
         while not stop.is_set():
@@ -104,9 +112,35 @@ async def run_timers(
                 look_at = time.monotonic() + max(0.0, (covered - engine.now_ms()) / 1000)
             else:
                 wait = min(look_at - time.monotonic(), plan.seconds_until_next(engine.now_ms()))
-                await _rest(stop, wait)
+                await _rest(woken, wait)
+                woken.clear()
     finally:
+        for helper in helpers:
+            helper.cancel()
+        await asyncio.gather(*helpers, return_exceptions=True)
         await shares.leave()
+
+
+async def _relay(stop: asyncio.Event, woken: asyncio.Event) -> None:
+    """Wake the loop's wait when it must stop."""
+    await stop.wait()
+    woken.set()
+
+
+async def _take_notices(
+    notices: AsyncIterator[DueNotice], shares: _Shares, plan: _Plan, woken: asyncio.Event
+) -> None:
+    """Plan each announced game of this loop's share and wake the loop's wait.
+
+    Should the notices fail with a bug, the loop goes on without them, on its looks alone.
+    """
+    try:
+        async for notice in notices:
+            if shares.holds(notice.group):
+                plan.add(notice.game_id, notice.due_ms)
+                woken.set()
+    except Exception as error:
+        log.error("timer loop stopped taking due notices", exc_info=error)
 
 
 async def _look(
@@ -177,6 +211,10 @@ class _Shares:
             self._share = await self._store.timer_share(self._member, SHARE_LAPSE_MS)
             self._renewed = time.monotonic()
         return self._share
+
+    def holds(self, group: int) -> bool:
+        """Whether ``group`` is in this loop's share as last renewed."""
+        return self._share.holds(group)
 
     async def leave(self) -> None:
         """Give this loop's groups to the others now rather than when its place lapses."""

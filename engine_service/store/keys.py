@@ -45,7 +45,8 @@ Per group:
   them newest first with an exact cursor.
 
 Across groups, ``ce:timers`` (sorted set: the running timer loops, scored by when each
-lapses) shares the groups' due indexes among the processes.
+lapses) shares the groups' due indexes among the processes, and the Pub/Sub channel
+``ce:due`` tells them of a game due before their next look (:mod:`.due_notices`).
 
 Games stored under the earlier schema (16 groups, tags ``{s00}`` to ``{s15}``) are moved
 to this one by ``python -m engine_service.store.migrate``.
@@ -69,6 +70,7 @@ LIST_STATES: Final = ("waiting", "running", "over")
 CHECKPOINT_EVERY: Final = 64
 """Versions per checkpoint bucket: a rebuild replays at most this many entries, less one."""
 TIMERS_KEY: Final = "ce:timers"
+DUE_CHANNEL: Final = "ce:due"
 ID_HEX: Final = 32
 
 

@@ -103,9 +103,28 @@ class TimerShare:
     index: int
     count: int
 
+    def holds(self, group: int) -> bool:
+        """Whether ``group`` is one of the groups this share reads."""
+        return group % self.count == self.index
+
 
 WHOLE: Final = TimerShare(0, 1)
 """The whole due index: what a loop reads that knows of no others."""
+
+
+@dataclass(frozen=True, slots=True)
+class DueNotice:
+    """A game that a write made due before the timer loops' next look.
+
+    Attributes:
+        game_id: the game.
+        group: its slot group (whose loop's share holds it).
+        due_ms: when it is due (ms since the epoch).
+    """
+
+    game_id: str
+    group: int
+    due_ms: int
 
 
 class RequestReplayed(Exception):

@@ -12,6 +12,7 @@ three keys; index entries of expired games are dropped when a reader meets them.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from importlib import resources
 from typing import Any, Final, cast
@@ -21,6 +22,7 @@ from redis.exceptions import NoScriptError
 
 from engine_service.core.errors import GameNotFound, VersionConflict
 from engine_service.store.connect import (
+    UNAVAILABLE_ERRORS,
     Client,
     PackedConnection,
     ReplicasBehind,
@@ -28,9 +30,11 @@ from engine_service.store.connect import (
     open_client,
     parse_target,
 )
+from engine_service.store.due_notices import notice
 from engine_service.store.gate import WriteGate
 from engine_service.store.keys import (
     CHECKPOINT_EVERY,
+    DUE_CHANNEL,
     GROUPS,
     LIST_STATES,
     TIMERS_KEY,
@@ -144,6 +148,9 @@ class RedisGameStore:
     have it, so a failover does not lose it. A write that fewer replicas confirm in time
     raises :class:`~engine_service.store.connect.ReplicasBehind` (UNAVAILABLE: it may or may
     not survive a failover; a retry with the same request id is safe).
+
+    A write that leaves its game due within ``notice_ms`` of now (the timer loops' time
+    between looks) also announces it to them (:mod:`~engine_service.store.due_notices`).
     """
 
     def __init__(
@@ -153,6 +160,7 @@ class RedisGameStore:
         event_retention: int = DEFAULT_EVENT_RETENTION,
         wait_replicas: int = 0,
         wait_milliseconds: int = DEFAULT_WAIT_MILLISECONDS,
+        notice_ms: int = 0,
     ) -> None:
         # A RedisCluster has the same commands; redis-py types its replies more loosely
         # (bytes or str), so the store reads both as the plain client's.
@@ -161,6 +169,7 @@ class RedisGameStore:
         self._ttl = ttl_seconds
         self._retention = event_retention
         self._wait = (wait_replicas, wait_milliseconds)
+        self._notice_ms = notice_ms
         self._save = client.register_script(SAVE_SCRIPT)
         self._create = client.register_script(CREATE_SCRIPT)
         self._claim = client.register_script(CLAIM_SCRIPT)
@@ -176,10 +185,13 @@ class RedisGameStore:
         max_connections: int = 64,
         wait_replicas: int = 0,
         wait_milliseconds: int = DEFAULT_WAIT_MILLISECONDS,
+        notice_ms: int = 0,
     ) -> RedisGameStore:
         """A store with its own connection pool, for any URL :mod:`~.connect` reads."""
         client = open_client(parse_target(url), max_connections)
-        return cls(client, ttl_seconds, event_retention, wait_replicas, wait_milliseconds)
+        return cls(
+            client, ttl_seconds, event_retention, wait_replicas, wait_milliseconds, notice_ms
+        )
 
     async def create(
         self,
@@ -224,6 +236,7 @@ class RedisGameStore:
         result = await self._create(keys=keys, args=args)
         if result[0] == b"REPLAYED":
             raise RequestReplayed(StoredGame(snapshot=b"", version=0, replay=result[1]))
+        await self._announce(game_id, listing)
         return version
 
     def new_game_id(self, digest: bytes | None = None) -> str:
@@ -285,6 +298,7 @@ class RedisGameStore:
         )
         status = result[0]
         if status == b"OK":
+            await self._announce(game_id, listing)
             return new_version
         if status == b"MISSING":
             raise GameNotFound(f"no game {game_id!r}")
@@ -292,6 +306,19 @@ class RedisGameStore:
             _, current, replay, now = result
             raise RequestReplayed(StoredGame(snapshot=now, version=int(current), replay=replay))
         raise VersionConflict(expected_version, int(result[1]))
+
+    async def _announce(self, game_id: str, listing: Listing) -> None:
+        """Publish a game written due before the timer loops' next look.
+
+        Only after the write, which holds the truth: a notice makes a loop look, and the
+        loop claims the game in the due index. A notice that cannot be sent is dropped (the
+        next look finds the game), so the write it follows is still answered as done.
+        """
+        due = listing.due_ms
+        if due is None or due >= listing.now_ms + self._notice_ms:
+            return
+        with contextlib.suppress(*UNAVAILABLE_ERRORS):
+            await self.client.publish(DUE_CHANNEL, notice(game_id, due))
 
     async def _save_and_wait(self, keys: list[str], args: list[Any]) -> Any:
         """The save script, then ``WAIT``, in one round trip on one connection.

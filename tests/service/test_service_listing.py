@@ -42,7 +42,7 @@ from tests.service.rpc_helpers import (
     view,
 )
 
-QUIET: Final[dict[str, Any]] = {"bot_moves_per_call": 1, "timer_interval_seconds": 3600.0}
+QUIET: Final[dict[str, Any]] = {"bot_moves_per_call": 1, "timer_loop": False}
 """Server settings under which no game changes state unless the test changes it."""
 
 ANY: Final = api.GAME_STATE_UNSPECIFIED
