@@ -12,17 +12,15 @@ three keys; index entries of expired games are dropped when a reader meets them.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Sequence
 from importlib import resources
 from typing import Any, Final, cast
 
 import redis.asyncio as redis
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, RedisError
 
 from engine_service.core.errors import GameNotFound, VersionConflict
 from engine_service.store.connect import (
-    UNAVAILABLE_ERRORS,
     Client,
     PackedConnection,
     ReplicasBehind,
@@ -31,6 +29,7 @@ from engine_service.store.connect import (
     parse_target,
 )
 from engine_service.store.due_notices import notice
+from engine_service.store.failures import storage_trouble
 from engine_service.store.gate import WriteGate
 from engine_service.store.keys import (
     CHECKPOINT_EVERY,
@@ -53,6 +52,7 @@ from engine_service.store.keys import (
     version_of_stream_id,
 )
 from engine_service.store.node_reads import NodeReads
+from engine_service.store.outage_log import OutageLog
 from engine_service.store.protocol import (
     WHOLE,
     FirstReply,
@@ -170,6 +170,7 @@ class RedisGameStore:
         self._retention = event_retention
         self._wait = (wait_replicas, wait_milliseconds)
         self._notice_ms = notice_ms
+        self._notices = OutageLog("due notices' publisher")
         self._save = client.register_script(SAVE_SCRIPT)
         self._create = client.register_script(CREATE_SCRIPT)
         self._claim = client.register_script(CLAIM_SCRIPT)
@@ -317,8 +318,12 @@ class RedisGameStore:
         due = listing.due_ms
         if due is None or due >= listing.now_ms + self._notice_ms:
             return
-        with contextlib.suppress(*UNAVAILABLE_ERRORS):
+        try:
             await self.client.publish(DUE_CHANNEL, notice(game_id, due))
+        except RedisError as error:  # told, not raised: e.g. an ACL user with no channels
+            self._notices.failed(storage_trouble(error) or str(error))
+        else:
+            self._notices.succeeded()
 
     async def _save_and_wait(self, keys: list[str], args: list[Any]) -> Any:
         """The save script, then ``WAIT``, in one round trip on one connection.

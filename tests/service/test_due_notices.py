@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import grpc
 import pytest
@@ -43,7 +44,7 @@ def url(request: pytest.FixtureRequest) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def stub(url: str) -> Iterator[Any]:
     """A server whose requests leave every bot move but one to its timer loop."""
-    settings = {"timer_interval_seconds": LOOKS_APART, "bot_moves_per_call": 1}
+    settings: dict[str, Any] = {"timer_interval_seconds": LOOKS_APART, "bot_moves_per_call": 1}
     with local_service(url, **settings) as address, grpc.insecure_channel(address) as channel:
         yield engine_service_pb2_grpc.EngineServiceStub(channel)
 
@@ -109,3 +110,23 @@ def test_a_game_due_only_after_the_next_look_is_not_announced(stub: Any, channel
     policy = clock(after_next_look, game_pb2.EXPIRY_ACTION_BOT_RANDOM)
     created = create_clocked(stub, seats, policy)
     assert [n for n in heard(channel, QUIET_SECONDS) if n.game_id == created.game_id] == []
+
+
+def test_a_redis_user_without_channels_still_plays_on_by_the_looks() -> None:
+    """Redis 7's ACL users get no Pub/Sub channels unless granted: publishing a notice is
+    then refused (NOPERM) after the write, which must still be answered as done, and the
+    loop's looks move the game on."""
+    with redis_server() as url:
+        admin = redis.Redis.from_url(url)
+        admin.execute_command("ACL", "SETUSER", "engine", "on", ">secret", "~*", "+@all")
+        admin.close()
+        settings: dict[str, Any] = {"timer_interval_seconds": 0.5, "bot_moves_per_call": 1}
+        limited = f"redis://engine:secret@127.0.0.1:{urlsplit(url).port}/0"
+        with local_service(limited, **settings) as address, grpc.insecure_channel(address) as ch:
+            stub = engine_service_pb2_grpc.EngineServiceStub(ch)
+            created = create(stub, [RANDOM, RANDOM, RANDOM, RANDOM], seed=7, target=30)
+            start = created.view.version
+            moved = watch_until(
+                stub, created.game_id, None, None, start, lambda v: v.version > start + 20
+            )
+            assert moved.version > start + 20
