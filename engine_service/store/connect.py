@@ -21,6 +21,7 @@ packs the commands); cluster nodes through redis-py's own connections, as
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias
@@ -41,6 +42,7 @@ from redis.exceptions import (
     ClusterDownError,
     ClusterError,
     ReadOnlyError,
+    ResponseError,
     SlotNotCoveredError,
     TryAgainError,
 )
@@ -285,6 +287,14 @@ def reader_client(target: RedisTarget, client: Client, key: str) -> redis.Redis:
     if target.kind == "sentinel":
         return _master(target, single_connection=True, retry=NO_RETRY)
     return redis.Redis.from_url(target.url, single_connection_client=True, retry=NO_RETRY)
+
+
+async def refresh_nodes(client: Client) -> None:
+    """After a reader lost its node, have a cluster's client read the slot map again."""
+    manager = getattr(client, "nodes_manager", None)
+    if manager is not None:
+        with contextlib.suppress(*UNAVAILABLE_ERRORS, ResponseError):
+            await manager.initialize()
 
 
 def node_target(client: Client, key: str) -> dict[str, Any]:

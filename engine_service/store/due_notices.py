@@ -22,9 +22,16 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Final
 
+import redis.asyncio as redis
 from redis.exceptions import ResponseError
 
-from engine_service.store.connect import UNAVAILABLE_ERRORS, Client, parse_target, reader_client
+from engine_service.store.connect import (
+    UNAVAILABLE_ERRORS,
+    Client,
+    parse_target,
+    reader_client,
+    refresh_nodes,
+)
 from engine_service.store.failures import storage_trouble
 from engine_service.store.keys import DUE_CHANNEL, due_key, group_of
 from engine_service.store.outage_log import OutageLog
@@ -63,8 +70,9 @@ class DueNotices:
     async def listen(self) -> AsyncIterator[DueNotice]:
         """Every notice from now on; reconnects for ever on trouble."""
         while True:
-            reader = reader_client(self._target, self._control, due_key(0))
+            reader: redis.Redis | None = None
             try:
+                reader = reader_client(self._target, self._control, due_key(0))
                 async with reader.pubsub(ignore_subscribe_messages=True) as channel:
                     await channel.subscribe(DUE_CHANNEL)
                     self._outage.succeeded()
@@ -79,5 +87,7 @@ class DueNotices:
             except (*UNAVAILABLE_ERRORS, ResponseError) as error:
                 self._outage.failed(storage_trouble(error) or type(error).__name__)
                 await asyncio.sleep(RECONNECT_SECONDS)
+                await refresh_nodes(self._control)
             finally:
-                await reader.aclose()
+                if reader is not None:
+                    await reader.aclose()

@@ -33,6 +33,7 @@ from engine_service.store.connect import (
     node_target,
     parse_target,
     reader_client,
+    refresh_nodes,
 )
 from engine_service.store.failures import storage_trouble
 from engine_service.store.keys import due_key, events_key, group_of, stream_id
@@ -177,7 +178,7 @@ class _Lane:
                 self._outage.failed(storage_trouble(error) or type(error).__name__)
                 await self._disconnect()
                 await asyncio.sleep(RECONNECT_SECONDS)
-                await self._feed.refresh_nodes()
+                await refresh_nodes(self._feed.control)
 
     async def _follow(self, reader: redis.Redis) -> None:
         while True:
@@ -272,13 +273,6 @@ class RedisEventFeed:
         followed.subscriptions.discard(subscription)
         if not followed.subscriptions:
             del lane.games[subscription.game_id]
-
-    async def refresh_nodes(self) -> None:
-        """After a reader lost its node, have the cluster client read the slot map again."""
-        manager = getattr(self.control, "nodes_manager", None)
-        if manager is not None:
-            with contextlib.suppress(*UNAVAILABLE_ERRORS, ResponseError):
-                await manager.initialize()
 
     def _lane_number(self, game_id: str) -> int:
         return group_of(game_id) if self.target.per_slot_reads else 0
