@@ -75,6 +75,7 @@ from engine_service.store.protocol import (
     FirstReply,
     GameIndex,
     GameStore,
+    Listing,
     RequestReplayed,
     StoredGame,
 )
@@ -470,27 +471,29 @@ class Engine:
 
         return await self._retrying(attempt)
 
-    async def advance(self, game_id: str) -> bool:
+    async def advance(self, game_id: str) -> Listing | None:
         """Do what is due in a game: fire an expired turn clock, then let bots play a slice.
 
         This is the timer loop's step. Whichever process gets here first does it; the others
         lose the compare-and-set and do nothing, so it happens exactly once.
 
-        Returns whether anything was written.
+        Returns where the write left the game (when it is due next), ``None`` when nothing was
+        written. The write announces nothing to the timer loops: the loop that made it plans
+        the game's next time itself.
         """
         try:
             stored = await self.store.load(game_id)
         except GameNotFound:
             await self.store.drop_due(game_id)
-            return False
+            return None
         settled = due_slice(stored.snapshot, stored.version, self.now_ms(), self.slice_budget)
         if settled is None:
-            return False
+            return None
         try:
-            await self._write(game_id, stored.version, settled)
+            await self._write(game_id, stored.version, settled, announce=False)
         except (_LostRace, GameNotFound):
-            return False
-        return True
+            return None
+        return settled.listing
 
     async def finish(
         self,
@@ -524,6 +527,8 @@ class Engine:
         base_version: int,
         settled: Settled,
         remembered: tuple[str, Request] | None = None,
+        *,
+        announce: bool = True,
     ) -> None:
         """One compare-and-set of a settled write on ``base_version``; raises _LostRace."""
         request_key = None if remembered is None else remembered[0]
@@ -538,6 +543,7 @@ class Engine:
                     settled.listing,
                     request_key,
                     reply,
+                    announce,
                 )
         except VersionConflict as conflict:
             raise _LostRace(conflict) from conflict

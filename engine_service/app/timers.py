@@ -46,7 +46,7 @@ from typing import Final
 
 from engine_service.app.engine import Engine
 from engine_service.store.outage_log import OutageLog
-from engine_service.store.protocol import WHOLE, DueNotice, TimerShare
+from engine_service.store.protocol import WHOLE, DueNotice, Listing, TimerShare
 
 log = logging.getLogger(__name__)
 DUE_PER_ROUND: Final = 64
@@ -103,8 +103,10 @@ async def run_timers(
             game_id = plan.pop_due(engine.now_ms())
             if game_id is not None:
                 started = time.perf_counter()
-                if await _advance(engine, game_id, classify, outage):
-                    plan.add(game_id, engine.now_ms())  # more bots to move, most likely
+                left = await _advance(engine, game_id, classify, outage)
+                if left is not None:
+                    if left.due_ms is not None:  # more bots to move, or the next clock
+                        plan.add(game_id, left.due_ms)
                     elapsed = time.perf_counter() - started
                     await _rest(stop, elapsed * (1 / settings.share - 1))
             elif time.monotonic() >= look_at:
@@ -222,16 +224,18 @@ class _Shares:
             await self._store.leave_timers(self._member)
 
 
-async def _advance(engine: Engine, game_id: str, classify: Classify, outage: OutageLog) -> bool:
-    """Claim a due game and move it on; whether anything was written."""
+async def _advance(
+    engine: Engine, game_id: str, classify: Classify, outage: OutageLog
+) -> Listing | None:
+    """Claim a due game and move it on; where the write left it, ``None`` if nothing written."""
     try:
         if not await engine.store.claim_due(game_id, engine.now_ms(), LEASE_MS):
-            return False  # another process took it, or it is no longer due
+            return None  # another process took it, or it is no longer due
         return await engine.advance(game_id)
     except Exception as error:  # one bad game must not stop the others
         what = "timer loop could not advance a game"
         _failed(error, classify, outage, what, {"game_id": game_id})
-        return False
+        return None
 
 
 def _failed(

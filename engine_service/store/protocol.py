@@ -181,14 +181,16 @@ class GameStore(Protocol):
         listing: Listing,
         request_key: str | None = None,
         reply: bytes = b"",
+        announce: bool = True,
     ) -> int:
         """Replace the snapshot if the version is still ``expected_version``.
 
         Appends ``moves``, updates the game's index entries from ``listing``, remembers
-        ``reply`` under ``request_key`` (when given) and returns the new version. Raises
-        VersionConflict when another writer got there first, GameNotFound if expired, and
-        RequestReplayed (with the game as it is now) when another writer got there first
-        with the same ``request_key``.
+        ``reply`` under ``request_key`` (when given) and returns the new version; with
+        ``announce``, a game left due before the timer loops' next look is announced to
+        them. Raises VersionConflict when another writer got there first, GameNotFound if
+        expired, and RequestReplayed (with the game as it is now) when another writer got
+        there first with the same ``request_key``.
         """
 
     async def log(

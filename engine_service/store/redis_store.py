@@ -269,6 +269,7 @@ class RedisGameStore:
         listing: Listing,
         request_key: str | None = None,
         reply: bytes = b"",
+        announce: bool = True,
     ) -> int:
         """Compare-and-set through :file:`save.lua`."""
         self.gate.check()
@@ -299,7 +300,8 @@ class RedisGameStore:
         )
         status = result[0]
         if status == b"OK":
-            await self._announce(game_id, listing)
+            if announce:
+                await self._announce(game_id, listing)
             return new_version
         if status == b"MISSING":
             raise GameNotFound(f"no game {game_id!r}")
