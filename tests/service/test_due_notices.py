@@ -19,7 +19,7 @@ import pytest
 import redis
 from cardengine.v1 import engine_service_pb2_grpc, game_pb2
 
-from engine_service.devtools.local import local_service, redis_cluster, redis_server
+from engine_service.devtools.local import local_service, redis_server
 from engine_service.store.connect import parse_target
 from engine_service.store.due_notices import read_notice
 from engine_service.store.keys import DUE_CHANNEL, group_of
@@ -34,26 +34,20 @@ QUIET_SECONDS = 1.0
 """How long the channel is listened to for a notice that must not come."""
 
 
-@pytest.fixture(scope="module", params=["single", "cluster"])
-def url(request: pytest.FixtureRequest) -> Iterator[str]:
-    backend = redis_server() if request.param == "single" else redis_cluster(3, replicas=0)
-    with backend as own_url:
-        yield own_url
-
-
 @pytest.fixture(scope="module")
-def stub(url: str) -> Iterator[Any]:
+def stub(own_url: str) -> Iterator[Any]:
     """A server whose requests leave every bot move but one to its timer loop."""
     settings: dict[str, Any] = {"timer_interval_seconds": LOOKS_APART, "bot_moves_per_call": 1}
-    with local_service(url, **settings) as address, grpc.insecure_channel(address) as channel:
+    with local_service(own_url, **settings) as address, grpc.insecure_channel(address) as channel:
         yield engine_service_pb2_grpc.EngineServiceStub(channel)
 
 
 @pytest.fixture
-def channel(url: str) -> Iterator[Any]:
+def channel(own_url: str) -> Iterator[Any]:
     """The notices channel, subscribed on one node (any node of a cluster hears them all)."""
-    host, port = parse_target(url).nodes[0] if url.startswith("redis+cluster") else (None, 0)
-    client = redis.Redis(host=host, port=port) if host else redis.Redis.from_url(url)
+    cluster = own_url.startswith("redis+cluster")
+    host, port = parse_target(own_url).nodes[0] if cluster else (None, 0)
+    client = redis.Redis(host=host, port=port) if host else redis.Redis.from_url(own_url)
     listener = client.pubsub(ignore_subscribe_messages=True)
     listener.subscribe(DUE_CHANNEL)
     try:

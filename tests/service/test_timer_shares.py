@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 
 import pytest
 
-from engine_service.devtools.local import redis_cluster, redis_server
+from engine_service.devtools.local import redis_cluster
 from engine_service.store.keys import (
     GROUPS,
     due_key,
@@ -32,14 +31,6 @@ LAPSE_MS = 600
 TTL = 60
 
 
-@pytest.fixture(scope="module", params=["single", "cluster"])
-def url(request: pytest.FixtureRequest) -> Iterator[str]:
-    """A Redis of this module's own: the session's has the session server's timer loop."""
-    backend = redis_server() if request.param == "single" else redis_cluster(3, replicas=0)
-    with backend as own_url:
-        yield own_url
-
-
 def groups_of(share: TimerShare) -> set[int]:
     return set(range(share.index, GROUPS, share.count))
 
@@ -48,9 +39,9 @@ async def shares_of(store: RedisGameStore, members: list[str]) -> list[TimerShar
     return [await store.timer_share(member, LAPSE_MS) for member in members]
 
 
-def test_running_loops_read_disjoint_shares_that_cover_every_group(url: str) -> None:
+def test_running_loops_read_disjoint_shares_that_cover_every_group(own_url: str) -> None:
     async def run() -> None:
-        store = RedisGameStore.from_url(url, TTL)
+        store = RedisGameStore.from_url(own_url, TTL)
         members = [f"loop-{time.monotonic_ns()}-{n}" for n in range(3)]
         try:
             await shares_of(store, members)
@@ -76,9 +67,9 @@ def test_running_loops_read_disjoint_shares_that_cover_every_group(url: str) -> 
     asyncio.run(run())
 
 
-def test_every_due_game_is_found_by_exactly_one_share(url: str) -> None:
+def test_every_due_game_is_found_by_exactly_one_share(own_url: str) -> None:
     async def run() -> None:
-        store = RedisGameStore.from_url(url, TTL)
+        store = RedisGameStore.from_url(own_url, TTL)
         games = [new_game_id() for _ in range(200)]
         try:
             for index, game in enumerate(games):
