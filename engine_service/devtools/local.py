@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import random
 import shutil
 import signal
 import socket
@@ -30,6 +31,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from engine_service.api.server import metrics_exporter, serve_until
 from engine_service.settings import Settings
 
+FIRST_DRAWN_PORT = 20000
+"""The lowest port :func:`free_port` draws: above the ports services usually listen on."""
+PORT_DRAWS = 200
+_DRAW = random.SystemRandom()
+"""Not the seeded ``random``: test workers seeded alike would draw the same ports."""
+
 STARTUP_SECONDS = 15.0
 CLUSTER_PORT_LIMIT = 55535
 """A cluster node's port stays below this: a node met without its bus port named (``CLUSTER
@@ -37,16 +44,45 @@ MEET ip port``) is looked for 10000 above its port, which must still be a port."
 
 
 def free_port(below: int = 65536) -> int:
-    """A TCP port on 127.0.0.1 below ``below`` that nothing listens on right now.
+    """A TCP port on 127.0.0.1 below ``below`` that nothing is bound to right now.
 
-    The kernel picks from its ephemeral range; one above ``below`` is simply drawn again.
+    Drawn at random from under the kernel's ephemeral range: a port of that range can be
+    taken, between this call and the server's bind, as the local port of any outgoing
+    connection (a test run makes thousands), which failed a server's start once. Only when
+    there is no room under the range does the kernel pick, from the range itself.
     """
+    first_ephemeral = _ephemeral_range()[0]
+    top = min(below, first_ephemeral)
+    for _ in range(PORT_DRAWS):
+        if top <= FIRST_DRAWN_PORT:
+            break
+        port = FIRST_DRAWN_PORT + _DRAW.randrange(top - FIRST_DRAWN_PORT)
+        if _bindable(port):
+            return port
     while True:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = int(probe.getsockname()[1])
         if port < below:
             return port
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _ephemeral_range() -> tuple[int, int]:
+    """The kernel's range of local ports for outgoing connections (Linux's default elsewhere)."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+    except (OSError, ValueError):
+        return 32768, 60999
+    return int(low), int(high)
 
 
 def redis_pid(url: str) -> int:
